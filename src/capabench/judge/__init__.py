@@ -1,0 +1,67 @@
+"""Judging submissions: code extraction and sandboxed execution against hidden tests."""
+
+from __future__ import annotations
+
+from capabench.judge.extract import extract_code
+from capabench.judge.sandbox import InvalidTests, Limits, SandboxPool, default_pool
+from capabench.records import FailureCase, Task, Verdict
+
+__all__ = ["InvalidTests", "Limits", "SandboxPool", "extract_code", "judge", "judge_task"]
+
+
+def judge(
+    code: str,
+    tests: str,
+    entry_point: str,
+    *,
+    timeout_s: float = 10.0,
+    pool: SandboxPool | None = None,
+    limits: Limits | None = None,
+) -> Verdict:
+    """Run `check(<entry_point>)` from `tests` against `code` in the sandbox.
+
+    Passing means the harness saw `check` return; neither the exit code nor anything
+    the submission prints can make a pass.
+    """
+    pool = pool or default_pool()
+    if not code or not code.strip():
+        return Verdict(
+            passed=False, status="no_code", detail="no code was submitted", isolation=pool.isolation
+        )
+    limits = limits or Limits(timeout_s=timeout_s)
+    raw = pool.run(code, tests, entry_point, limits)
+    status = raw["status"]
+    if status == "invalid_tests":
+        raise InvalidTests(raw.get("detail", "unusable tests"))
+    if status not in ("passed", "failed", "error", "timeout", "resource_limit"):
+        status = "error"
+    case = raw.get("case")
+    return Verdict(
+        passed=status == "passed",
+        status=status,
+        detail=raw.get("detail", ""),
+        duration_s=raw.get("duration_s", 0.0),
+        calls=raw.get("calls", 0),
+        case=FailureCase(**case) if case else None,
+        stdout=raw.get("stdout", ""),
+        stderr=raw.get("stderr", ""),
+        isolation=pool.isolation,
+    )
+
+
+def task_submission(task: Task, code: str) -> str:
+    """The module to judge for `code` answering `task`.
+
+    The prompt goes first so its imports and helper functions are there; a whole
+    function then redefines the entry point, a bare body completes the prompt's
+    (HumanEval's completion style).
+    """
+    if not code.strip():
+        return ""
+    if any(line.startswith(f"def {task.entry_point}(") for line in code.splitlines()):
+        return task.prompt + "\n\n" + code
+    return task.prompt + code
+
+
+def judge_task(task: Task, code: str, **kwargs) -> Verdict:
+    return judge(task_submission(task, code), task.judge_tests, task.entry_point, **kwargs)

@@ -1,0 +1,313 @@
+"""The checker process: runs the hidden tests against a proxy of the submission.
+
+No submission code ever runs here. The proxy forwards each call to the submission
+process and rebuilds the answer from marshal data (built-in values only), so a pass
+is decided by code the harness trusts, after `check` has really returned.
+"""
+
+import ast
+import builtins
+import marshal
+import pickle
+import traceback
+import types
+
+from . import wire
+
+REPR_CAP = 500
+_RESOURCE_EXCEPTIONS = {"MemoryError": "memory", "BlockingIOError": "processes"}
+
+
+class CandidateGone(BaseException):
+    """The submission process stopped answering (it exited, was killed, or broke the protocol)."""
+
+
+class CandidateAborted(BaseException):
+    """The submission raised SystemExit/KeyboardInterrupt/GeneratorExit inside a call."""
+
+
+class EqFailure(AssertionError):
+    def __init__(self, line, got, expected, oriented):
+        super().__init__(f"{got!r} != {expected!r}")
+        self.line, self.got, self.expected, self.oriented = line, got, expected, oriented
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= REPR_CAP else text[: REPR_CAP - 3] + "..."
+
+
+def _assert_eq(left, right, line, got_side):
+    if left == right:
+        return
+    got, expected = (right, left) if got_side == 1 else (left, right)
+    raise EqFailure(line, got, expected, got_side is not None)
+
+
+class _AssertRewriter(ast.NodeTransformer):
+    """`assert a == b` becomes a call that keeps both values for the failure report."""
+
+    def __init__(self, candidate_names):
+        self.candidate_names = candidate_names
+
+    def _calls_candidate(self, node):
+        return any(
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id in self.candidate_names
+            for n in ast.walk(node)
+        )
+
+    def visit_Assert(self, node):
+        test = node.test
+        if not (
+            isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        ):
+            return node
+        left, right = test.left, test.comparators[0]
+        sides = [self._calls_candidate(left), self._calls_candidate(right)]
+        got_side = sides.index(True) if sides.count(True) == 1 else None
+        call = ast.Call(
+            func=ast.Name("__capa_assert_eq__", ast.Load()),
+            args=[left, right, ast.Constant(node.lineno), ast.Constant(got_side)],
+            keywords=[],
+        )
+        return ast.copy_location(ast.Expr(call), node)
+
+
+def compile_tests(source):
+    """Compile HumanEval-style tests with assertion rewriting. Runs in the harness,
+    which sends the code object in; raises SyntaxError/ValueError for unusable tests."""
+    tree = ast.parse(source, "tests.py")
+    if not any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body):
+        raise ValueError("the tests define no top-level check(candidate)")
+    names = {"candidate"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "check" and node.args.args:
+            names.add(node.args.args[0].arg)
+    tree = ast.fix_missing_locations(_AssertRewriter(names).visit(tree))
+    return compile(tree, "tests.py", "exec")
+
+
+def _only_builtin_values(value, depth=0):
+    """True when value holds no code objects (marshal's one non-value type)."""
+    if depth > 200:
+        return False
+    if isinstance(value, types.CodeType):
+        return False
+    if isinstance(value, tuple | list | set | frozenset):
+        return all(_only_builtin_values(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(
+            _only_builtin_values(k, depth + 1) and _only_builtin_values(v, depth + 1)
+            for k, v in value.items()
+        )
+    return True
+
+
+def _rebuild_exception(names, message):
+    for name in names:
+        cls = getattr(builtins, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            continue
+        if not issubclass(cls, Exception):
+            return CandidateAborted(f"the submission raised {name} inside a call")
+        try:
+            return cls(message)
+        except Exception:
+            continue
+    return RuntimeError(message)
+
+
+class Candidate:
+    """Callable stand-in for the submission's entry point."""
+
+    def __init__(self, name, req_fd, resp_fd):
+        self.__name__ = self.__qualname__ = name
+        self._req, self._resp = req_fd, resp_fd
+        self.calls = 0
+        self.last_request = None
+        self.last_outcome = None  # ("returned", value) | ("raised", exc, traceback text)
+        self.last_stdout = self.last_stderr = ""
+        self.last_logs = []
+        self.raised = set()
+
+    def _receive(self):
+        try:
+            payload = wire.recv(self._resp)
+        except (OSError, wire.WireError) as exc:
+            raise CandidateGone(f"broken pipe from the submission: {exc}") from None
+        if payload is None:
+            raise CandidateGone("the submission process exited")
+        try:
+            message = marshal.loads(payload)
+        except Exception:
+            raise CandidateGone("the submission process sent a malformed answer") from None
+        if not (isinstance(message, tuple) and message and isinstance(message[0], str)):
+            raise CandidateGone("the submission process sent a malformed answer")
+        if not _only_builtin_values(message):
+            raise CandidateGone("the submission process sent code instead of a value")
+        return message
+
+    def handshake(self):
+        """None when the submission loaded, else (status, detail)."""
+        message = self._receive()
+        if message[0] == "ready":
+            return None
+        if message[0] == "missing":
+            return "error", f"the submission defines no callable `{message[1]}`"
+        if message[0] == "load_error" and len(message) == 4:
+            _, names, text, tb = message
+            status = "resource_limit" if _resource_kind(names, text) else "error"
+            return (
+                status,
+                f"loading the submission raised {names[0] if names else 'an exception'}: {text}\n{tb}".rstrip(),
+            )
+        raise CandidateGone("the submission process sent an unexpected message")
+
+    def __call__(self, *args, **kwargs):
+        try:
+            request = b"m" + marshal.dumps((args, kwargs))
+        except ValueError:
+            request = b"p" + pickle.dumps((args, kwargs))
+        self.calls += 1
+        self.last_request = request
+        try:
+            wire.send(self._req, request)
+        except OSError as exc:
+            raise CandidateGone(f"the submission process stopped reading: {exc}") from None
+        message = self._receive()
+        kind, body, (out, err, logs) = message[0], message[1:-3], message[-3:]
+        self.last_stdout, self.last_stderr, self.last_logs = str(out), str(err), list(logs)
+        if kind == "ok" and len(body) == 1 and isinstance(body[0], bytes):
+            try:
+                value = marshal.loads(body[0])
+            except Exception:
+                raise CandidateGone("the submission returned an undecodable value") from None
+            if not _only_builtin_values(value):
+                raise CandidateGone("the submission returned code instead of a value")
+            self.last_outcome = ("returned", value)
+            return value
+        if kind == "raise" and len(body) == 3:
+            names, text, tb = body
+            exc = _rebuild_exception(list(names), str(text))
+            self.raised.add(id(exc))
+            self.last_outcome = ("raised", exc, str(tb), list(names))
+            raise exc
+        if kind == "badtype" and len(body) == 2:
+            exc = TypeError(
+                f"returned an object of type {body[0]} ({body[1]}); only built-in values can be checked"
+            )
+            self.raised.add(id(exc))
+            self.last_outcome = ("raised", exc, "", ["TypeError"])
+            raise exc
+        raise CandidateGone("the submission process sent an unexpected message")
+
+    def describe_last_call(self):
+        if self.last_request is None:
+            return None
+        decode = marshal.loads if self.last_request[:1] == b"m" else pickle.loads
+        args, kwargs = decode(self.last_request[1:])
+        parts = [_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()]
+        return f"{self.__name__}({', '.join(parts)})"
+
+
+def _resource_kind(names, text):
+    for name in names:
+        if name in _RESOURCE_EXCEPTIONS:
+            return _RESOURCE_EXCEPTIONS[name]
+    if str(text).startswith("[Errno 27]"):  # EFBIG: the file-size/output limit
+        return "output size"
+    return None
+
+
+def _line(source, lineno):
+    lines = source.splitlines()
+    return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+
+
+def _failure_report(exc, candidate, source):
+    call = candidate.describe_last_call()
+    if isinstance(exc, EqFailure):
+        if exc.oriented and call:
+            case = {"input": call, "expected": _short(exc.expected), "got": _short(exc.got)}
+            detail = f"{call} returned {case['got']}, expected {case['expected']}"
+        else:
+            case = {"input": call, "expected": _short(exc.expected), "got": _short(exc.got)}
+            detail = f"assertion failed: {case['got']} != {case['expected']}"
+        return {"status": "failed", "detail": detail, "case": case}
+    if id(exc) in candidate.raised:
+        _, _, tb, names = candidate.last_outcome
+        kind = _resource_kind(names, str(exc))
+        label = names[0] if names else type(exc).__name__
+        detail = f"{call} raised {label}: {exc}"
+        if tb:
+            detail += "\n" + tb.rstrip()
+        if kind:
+            return {"status": "resource_limit", "detail": f"{kind} limit reached: {detail}"}
+        return {
+            "status": "failed",
+            "detail": detail,
+            "case": {"input": call, "expected": None, "got": f"{label}: {exc}"},
+        }
+    if isinstance(exc, AssertionError):
+        lines = [
+            f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "tests.py"
+        ]
+        lineno = lines[-1] if lines else 0
+        detail = f"assertion failed: {_line(source, lineno)}"
+        if call and candidate.last_outcome and candidate.last_outcome[0] == "returned":
+            detail += f" (last call {call} returned {_short(candidate.last_outcome[1])})"
+        return {
+            "status": "failed",
+            "detail": detail,
+            "case": {"input": call, "expected": None, "got": None},
+        }
+    return {
+        "status": "failed",
+        "detail": f"the tests raised {type(exc).__name__}: {exc}"
+        + (f" (last call {call})" if call else ""),
+    }
+
+
+def run(tests_source, code, entry_point, req_fd, resp_fd):
+    """Run `check(candidate)` from the compiled tests; the report is a dict for the zygote."""
+    candidate = Candidate(entry_point, req_fd, resp_fd)
+    try:
+        refused = candidate.handshake()
+    except CandidateGone as exc:
+        return {"status": "candidate_gone", "detail": str(exc), "calls": 0}
+    if refused:
+        return {"status": refused[0], "detail": refused[1], "calls": 0, "handshake": True}
+    report = _run_check(code, tests_source, candidate)
+    report.update(calls=candidate.calls, handshake=True)
+    return report
+
+
+def _run_check(code, tests_source, candidate):
+    namespace = {
+        "__name__": "__capa_tests__",
+        "__builtins__": builtins,
+        "__capa_assert_eq__": _assert_eq,
+    }
+    try:
+        exec(code, namespace)
+    except BaseException as exc:
+        return {
+            "status": "invalid_tests",
+            "detail": f"the tests failed to load: {type(exc).__name__}: {exc}",
+        }
+    check = namespace.get("check")
+    if not callable(check):
+        return {"status": "invalid_tests", "detail": "the tests define no check(candidate)"}
+    # Checks may call the entry point by name (HumanEval/33 does): that name is the candidate.
+    namespace[candidate.__name__] = candidate
+    try:
+        check(candidate)
+    except CandidateGone as exc:
+        return {"status": "candidate_gone", "detail": str(exc)}
+    except CandidateAborted as exc:
+        return {"status": "error", "detail": f"{candidate.describe_last_call()}: {exc}"}
+    except BaseException as exc:
+        return _failure_report(exc, candidate, tests_source)
+    return {"status": "passed", "detail": f"all tests passed ({candidate.calls} calls)"}

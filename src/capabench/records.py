@@ -1,0 +1,76 @@
+"""Records shared by every part of capabench. Nothing here imports the rest of the package."""
+
+from __future__ import annotations
+
+import ast
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+VerdictStatus = Literal["passed", "failed", "error", "timeout", "resource_limit", "no_code"]
+Isolation = Literal["bwrap", "process"]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Task(Record):
+    """One programming problem: HumanEval's shape, with the tests as `check(candidate)`."""
+
+    id: str = Field(min_length=1)
+    prompt: str = Field(description="signature and docstring the user starts from")
+    entry_point: str = Field(min_length=1)
+    reference_solution: str = Field(
+        description="completion that, appended to the prompt, solves the task"
+    )
+    test: str = Field(description="code defining check(candidate)")
+    source: str = "custom"
+
+    @field_validator("entry_point")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not value.isidentifier():
+            raise ValueError(f"{value!r} is not a Python identifier")
+        return value
+
+    @property
+    def reference_code(self) -> str:
+        """The prompt completed by the reference solution: a whole module."""
+        return self.prompt + self.reference_solution
+
+    @property
+    def judge_tests(self) -> str:
+        """The tests plus the prompt's helpers (imports, helper functions some checks call)."""
+        return self.prompt + "\n\n" + self.test
+
+    @property
+    def signature(self) -> str:
+        """`def name(args) -> ret:` of the entry point, as written in the prompt."""
+        for node in ast.parse(self.prompt).body:
+            if isinstance(node, ast.FunctionDef) and node.name == self.entry_point:
+                line = self.prompt.splitlines()[node.lineno - 1 : node.body[0].lineno - 1]
+                return "\n".join(line).strip()
+        return f"def {self.entry_point}(...)"
+
+
+class FailureCase(Record):
+    """The first failing case, as far as it could be recovered."""
+
+    input: str | None = Field(default=None, description="the call, e.g. `f([1, 2], 3)`")
+    expected: str | None = None
+    got: str | None = None
+
+
+class Verdict(Record):
+    """What the judge decided about one submission."""
+
+    passed: bool
+    status: VerdictStatus
+    detail: str = ""
+    duration_s: float = 0.0
+    calls: int = Field(default=0, description="calls the tests made to the submission")
+    case: FailureCase | None = None
+    stdout: str = ""
+    stderr: str = ""
+    isolation: Isolation = "bwrap"
