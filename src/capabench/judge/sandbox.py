@@ -156,18 +156,19 @@ class _Worker:
                 "-B",
                 f"{SANDBOX_LIB}/capa_inside/zygote.py",
             ]
-            config.update(pidns=True, work="/tmp/work", logs=SANDBOX_LOGS)
+            config.update(pidns=True, scratch="/tmp", logs=SANDBOX_LOGS)
         else:
             self.private_tmp = tempfile.mkdtemp(prefix="capabench-judge-")
             lib = Path(self.private_tmp) / "lib"
             shutil.copytree(
                 INSIDE_DIR, lib / "capa_inside", ignore=shutil.ignore_patterns("__pycache__")
             )
-            (Path(self.private_tmp) / "logs").mkdir()
+            for name in ("logs", "scratch"):
+                (Path(self.private_tmp) / name).mkdir()
             _, exe = _base_interpreter()
             argv = [str(exe), "-S", "-s", "-P", "-B", str(lib / "capa_inside" / "zygote.py")]
             config.update(
-                pidns=False, work=f"{self.private_tmp}/work", logs=f"{self.private_tmp}/logs"
+                pidns=False, scratch=f"{self.private_tmp}/scratch", logs=f"{self.private_tmp}/logs"
             )
         self.proc = subprocess.Popen(
             [*argv, json.dumps(config)],
@@ -245,15 +246,21 @@ class _Worker:
 class SandboxPool:
     """Thread-safe pool of sandbox workers; `run` blocks until a worker is free."""
 
-    def __init__(self, workers: int | None = None, *, require_isolation: bool = False) -> None:
-        ok, why = bwrap_available()
-        if not ok:
-            if require_isolation:
-                raise RuntimeError(f"no sandbox available: {why}")
+    def __init__(self, workers: int | None = None, *, isolation: str = "auto") -> None:
+        """isolation: "auto" (bwrap when it works, else a warning and "process"), "bwrap", "process"."""
+        if isolation not in ("auto", "bwrap", "process"):
+            raise ValueError(f"isolation must be auto, bwrap or process, not {isolation!r}")
+        ok, why = (
+            bwrap_available() if isolation != "process" else (False, "process isolation requested")
+        )
+        if not ok and isolation == "bwrap":
+            raise RuntimeError(f"no bubblewrap sandbox available: {why}")
+        if not ok and isolation == "auto":
             log.warning("judge runs WITHOUT bubblewrap (%s): rlimits and process cleanup only, "
                         "no namespace isolation", why)  # fmt: skip
         self.isolated = ok
-        self.size = workers or os.cpu_count() or 1
+        # Jobs spend part of their time waiting on pipes: one spare worker keeps every core busy.
+        self.size = workers or (os.cpu_count() or 1) + 1
         self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
         self._all = [_Worker(slot, ok) for slot in range(self.size)]
         for worker in self._all:

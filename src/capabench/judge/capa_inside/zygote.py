@@ -37,7 +37,6 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _SIGNAL_STATUS = {
     signal.SIGXCPU: ("timeout", "CPU time limit exceeded"),
     signal.SIGXFSZ: ("resource_limit", "file size limit exceeded"),
-    signal.SIGKILL: ("resource_limit", "killed (most likely out of memory)"),
 }
 
 
@@ -122,7 +121,8 @@ class Zygote:
         self.tests_fd = config["tests_fd"]
         self.uids = config.get("uids")  # [checker uid, submission uid] or None
         self.pidns = bool(config.get("pidns")) and os.getpid() <= 3
-        self.work = config["work"]
+        self.scratch = config["scratch"]  # all the submission may write to, wiped per job
+        self.work = os.path.join(self.scratch, "work")
         self.logs = config["logs"]
         # The harness channels move off 0/1 so nothing a child prints can corrupt them.
         self.ctl, self.out = os.dup(0), os.dup(1)
@@ -139,11 +139,15 @@ class Zygote:
 
     # ---- files ----------------------------------------------------------------
 
-    def _reset_work(self):
-        if os.path.isdir(self.work) and not os.listdir(self.work):
-            return
-        if os.path.lexists(self.work):
-            shutil.rmtree(self.work, onerror=_force_remove)
+    def _reset_scratch(self):
+        if os.listdir(self.scratch) == ["work"] and not os.listdir(self.work):
+            return  # nothing was written
+        for name in os.listdir(self.scratch):
+            path = os.path.join(self.scratch, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, onerror=_force_remove)
+            else:
+                os.unlink(path)
         os.mkdir(self.work)
         os.chmod(self.work, 0o777)  # the submission's uid writes here
 
@@ -239,7 +243,7 @@ class Zygote:
 
     def serve(self):
         while True:
-            self._reset_work()
+            self._reset_scratch()
             req_r, req_w = os.pipe()
             resp_r, resp_w = os.pipe()
             pid_b = self._fork_submission(req_r, resp_w)

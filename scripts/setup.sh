@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Prepares a fresh machine: system packages (bubblewrap for the judge's sandbox) and a
+# virtual environment in .venv with capabench installed. Extras: pass them as arguments,
+# e.g. `scripts/setup.sh test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "warning: bubblewrap is not installed and can't be installed here; the judge runs unsandboxed" >&2
+  fi
+fi
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+extras=$(IFS=,; echo "$*")
+spec="."
+[ -n "$extras" ] && spec=".[${extras}]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec"

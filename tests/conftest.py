@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from capabench.judge import SandboxPool
+from capabench.judge.sandbox import bwrap_available
+
+HAS_BWRAP, WHY_NO_BWRAP = bwrap_available()
+requires_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason=f"needs bubblewrap: {WHY_NO_BWRAP}")
+
+
+@pytest.fixture(scope="session")
+def pool():
+    """The sandbox every judge test shares; closed at the end of the session."""
+    pool = SandboxPool(2)
+    yield pool
+    pool.close()
+
+
+def sandbox_uid_processes() -> list[int]:
+    """Host-side view: live processes under the sandbox's submission uids (root mode).
+
+    Workers use uid 200000 + 2k for their long-lived checker, 200000 + 2k + 1 for submissions.
+    """
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as fh:
+                status = fh.read()
+        except OSError:
+            continue
+        uid = int(status.split("Uid:")[1].split()[0])
+        state = status.split("State:")[1].split()[0]
+        if uid >= 200_000 and uid % 2 == 1 and state != "Z":
+            found.append(int(name))
+    return found
