@@ -80,3 +80,25 @@ def test_empty_file_and_unknown_source_are_errors(tmp_path):
         load_jsonl(empty)
     with pytest.raises(TaskFileError, match="unknown task source"):
         load_tasks(str(tmp_path / "missing.jsonl"))
+
+
+def test_task_must_parse_and_judge_tests_keep_helpers_not_the_solution():
+    with pytest.raises(ValueError, match="prompt \\+ reference solution is not valid Python"):
+        Task(
+            id="x",
+            prompt="def f(x):\n",
+            entry_point="f",
+            reference_solution="    return (x\n",
+            test="def check(c): pass\n",
+        )
+    task = Task(
+        id="y",
+        prompt="import math\n\nSCALE = 2\n\n@staticmethod\ndef helper(v):\n    return v * SCALE\n\ndef f(x):\n",
+        entry_point="f",
+        reference_solution="    return helper(x) + math.floor(0.5)\n",
+        test="def check(candidate):\n    assert candidate(1) == helper(1)\n",
+    )
+    tests = task.judge_tests
+    assert "import math" in tests and "SCALE = 2" in tests and "@staticmethod\ndef helper" in tests
+    assert "def f(" not in tests and "return helper(x)" not in tests
+    assert tests.rstrip().endswith("assert candidate(1) == helper(1)")

@@ -28,7 +28,7 @@ SourceOption = Annotated[str, typer.Option("--source", help="'humaneval' or a JS
 
 
 def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/red] {message}")
+    console.print(f"[red]error:[/red] {message}", soft_wrap=True, highlight=False)
     return typer.Exit(2)
 
 

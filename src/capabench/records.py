@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 VerdictStatus = Literal["passed", "failed", "error", "timeout", "resource_limit", "no_code"]
 Isolation = Literal["bwrap", "process"]
@@ -39,10 +39,34 @@ class Task(Record):
         """The prompt completed by the reference solution: a whole module."""
         return self.prompt + self.reference_solution
 
+    @model_validator(mode="after")
+    def _parses(self) -> Task:
+        for field, code in (("reference_solution", self.reference_code), ("test", self.test)):
+            try:
+                ast.parse(code)
+            except SyntaxError as exc:
+                where = "prompt + reference solution" if field == "reference_solution" else "test"
+                raise ValueError(
+                    f"{where} is not valid Python: {exc.msg} (line {exc.lineno})"
+                ) from None
+        return self
+
     @property
     def judge_tests(self) -> str:
-        """The tests plus the prompt's helpers (imports, helper functions some checks call)."""
-        return self.prompt + "\n\n" + self.test
+        """The tests preceded by the task's own module context: the imports, helpers and
+        constants of prompt + reference, without the entry point (some checks call helpers)."""
+        code = self.reference_code
+        lines = code.splitlines(keepends=True)
+        kept = []
+        for node in ast.parse(code).body:
+            if (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.name == self.entry_point
+            ):
+                continue
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            kept.append("".join(lines[first - 1 : node.end_lineno]))
+        return "\n".join([*kept, "", self.test])
 
     @property
     def signature(self) -> str:

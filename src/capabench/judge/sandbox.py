@@ -9,6 +9,7 @@ rlimits and process-group cleanup only, and the pool says so once.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import logging
@@ -319,4 +320,5 @@ def default_pool() -> SandboxPool:
     with _default_lock:
         if _default is None:
             _default = SandboxPool()
+            atexit.register(_default.close)
         return _default
