@@ -177,6 +177,8 @@ class Candidate:
         except OSError as exc:
             raise CandidateGone(f"the submission process stopped reading: {exc}") from None
         message = self._receive()
+        if len(message) < 4:
+            raise CandidateGone("the submission process sent a malformed answer")
         kind, body, (out, err, logs) = message[0], message[1:-3], message[-3:]
         self.last_stdout, self.last_stderr, self.last_logs = str(out), str(err), list(logs)
         if kind == "ok" and len(body) == 1 and isinstance(body[0], bytes):
