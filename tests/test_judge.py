@@ -166,3 +166,33 @@ def test_process_isolation_fallback_still_judges():
         assert pool.leftover_processes() == []
     finally:
         pool.close()
+
+
+def test_recorded_calls_are_copies_with_outcomes_and_side_channels(pool):
+    from capabench.judge import judge_recorded
+
+    code = (
+        "import logging\n"
+        "def f(xs, k=1):\n"
+        "    xs.append('mutated')\n"
+        "    if k < 0:\n        raise ValueError('negative')\n"
+        "    logging.getLogger('acme').warning('k=%s', k)\n"
+        "    open('out.txt', 'w').write(str(k))\n"
+        "    print('called')\n"
+        "    return (len(xs), k)\n"
+    )
+    tests = (
+        "def check(candidate):\n"
+        "    data = [1, 2]\n"
+        "    assert candidate(data, k=3) == (3, 3)\n"
+        "    assert data == [1, 2]\n"
+        "    try:\n        candidate([], k=-1)\n    except ValueError:\n        pass\n"
+    )
+    verdict, calls = judge_recorded(code, tests, "f", pool=pool)
+    assert verdict.passed
+    first, second = calls
+    assert first.args == ([1, 2],) and first.kwargs == {"k": 3}
+    assert first.returned == (3, 3) and type(first.returned) is tuple and first.raised is None
+    assert first.stdout == "called\n" and first.logs == [("acme", "WARNING", "k=3")]
+    assert first.files == {"out.txt": "3"}
+    assert second.raised == "ValueError" and second.args == ([],)

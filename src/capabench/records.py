@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -84,6 +84,22 @@ class FailureCase(Record):
     input: str | None = Field(default=None, description="the call, e.g. `f([1, 2], 3)`")
     expected: str | None = None
     got: str | None = None
+
+
+class CallRecord(Record):
+    """One call the tests made to a submission, as the checker saw it (arguments copied
+    before the call). Values are exact Python values: tuples stay tuples."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    returned: Any = None
+    raised: str | None = Field(default=None, description="the built-in exception type it raised")
+    stdout: str = ""
+    stderr: str = ""
+    logs: list[tuple[str, str, str]] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=dict)
 
 
 class Verdict(Record):

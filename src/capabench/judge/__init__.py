@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import base64
+import marshal
+
 from capabench.judge.extract import extract_code
 from capabench.judge.sandbox import InvalidTests, Limits, SandboxPool, default_pool
-from capabench.records import FailureCase, Task, Verdict
+from capabench.records import CallRecord, FailureCase, Task, Verdict
 
-__all__ = ["InvalidTests", "Limits", "SandboxPool", "extract_code", "judge", "judge_task"]
+__all__ = [
+    "InvalidTests",
+    "Limits",
+    "SandboxPool",
+    "extract_code",
+    "judge",
+    "judge_recorded",
+    "judge_task",
+    "task_submission",
+]
 
 
 def judge(
@@ -23,20 +35,55 @@ def judge(
     Passing means the harness saw `check` return; neither the exit code nor anything
     the submission prints can make a pass.
     """
+    return _judge(
+        code, tests, entry_point, pool, limits or Limits(timeout_s=timeout_s), record=False
+    )[0]
+
+
+def judge_recorded(
+    code: str,
+    tests: str,
+    entry_point: str,
+    *,
+    timeout_s: float = 10.0,
+    pool: SandboxPool | None = None,
+    limits: Limits | None = None,
+) -> tuple[Verdict, list[CallRecord]]:
+    """`judge`, plus every call the tests made and what came back: how a reference is spied on."""
+    return _judge(
+        code, tests, entry_point, pool, limits or Limits(timeout_s=timeout_s), record=True
+    )
+
+
+def _judge(
+    code: str,
+    tests: str,
+    entry_point: str,
+    pool: SandboxPool | None,
+    limits: Limits,
+    *,
+    record: bool,
+) -> tuple[Verdict, list[CallRecord]]:
     pool = pool or default_pool()
     if not code or not code.strip():
         return Verdict(
             passed=False, status="no_code", detail="no code was submitted", isolation=pool.isolation
-        )
-    limits = limits or Limits(timeout_s=timeout_s)
-    raw = pool.run(code, tests, entry_point, limits)
+        ), []
+    raw = pool.run(code, tests, entry_point, limits, record=record)
     status = raw["status"]
     if status == "invalid_tests":
         raise InvalidTests(raw.get("detail", "unusable tests"))
+    if "record_error" in raw:
+        raise InvalidTests(raw["record_error"])
+    calls = (
+        [CallRecord(**entry) for entry in marshal.loads(base64.b64decode(raw["record"]))]
+        if "record" in raw
+        else []
+    )
     if status not in ("passed", "failed", "error", "timeout", "resource_limit"):
         status = "error"
     case = raw.get("case")
-    return Verdict(
+    verdict = Verdict(
         passed=status == "passed",
         status=status,
         detail=raw.get("detail", ""),
@@ -47,6 +94,7 @@ def judge(
         stderr=raw.get("stderr", ""),
         isolation=pool.isolation,
     )
+    return verdict, calls
 
 
 def task_submission(task: Task, code: str) -> str:

@@ -273,11 +273,19 @@ class SandboxPool:
     def isolation(self) -> str:
         return "bwrap" if self.isolated else "process"
 
-    def run(self, code: str, tests: str, entry_point: str, limits: Limits) -> dict:
+    def run(
+        self, code: str, tests: str, entry_point: str, limits: Limits, *, record: bool = False
+    ) -> dict:
         with self._lock:
             self._jobs += 1
             job_id = self._jobs
-        header = {"op": "run", "id": job_id, "entry_point": entry_point, **limits.__dict__}
+        header = {
+            "op": "run",
+            "id": job_id,
+            "entry_point": entry_point,
+            "record": record,
+            **limits.__dict__,
+        }
         code_frame = json.dumps(
             {"code": code, "entry_point": entry_point, "limits": limits.__dict__}
         ).encode()

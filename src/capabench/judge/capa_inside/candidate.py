@@ -17,6 +17,7 @@ from . import wire
 
 SOLUTION_FILE = "solution.py"
 CAPTURE_CAP = 16 * 1024
+FILES_CAP = 16  # files of the work dir shown to the tests after each call
 
 
 class _CappedWriter(io.TextIOBase):
@@ -88,6 +89,23 @@ class _LogCapture:
         return False
 
 
+def _files():
+    """The work dir's regular files after a call (name -> text, capped): tests can check
+    what a submission wrote, without sharing a filesystem with it."""
+    try:
+        names = sorted(os.listdir("."))[:FILES_CAP]
+    except OSError:
+        return {}
+    files = {}
+    for name in names:
+        try:
+            with open(name, "rb") as fh:
+                files[name] = fh.read(CAPTURE_CAP).decode("utf-8", "replace")
+        except OSError:
+            continue
+    return files
+
+
 def _reply(fd, message):
     wire.send(fd, marshal.dumps(message))
 
@@ -103,16 +121,17 @@ def _call(fn, args, kwargs):
     except BaseException as exc:
         sys.stdout, sys.stderr = saved
         names, message, tb = exception_summary(exc)
-        return ("raise", names, message, tb, out.value(), err.value(), logs.records)
+        return ("raise", names, message, tb, out.value(), err.value(), logs.records, _files())
     sys.stdout, sys.stderr = saved
+    channels = (out.value(), err.value(), logs.records, _files())
     try:
-        return ("ok", marshal.dumps(value), out.value(), err.value(), logs.records)
+        return ("ok", marshal.dumps(value), *channels)
     except (ValueError, TypeError):
         try:
             shown = repr(value)[:300]
         except BaseException:
             shown = "<unprintable>"
-        return ("badtype", type(value).__qualname__, shown, out.value(), err.value(), logs.records)
+        return ("badtype", type(value).__qualname__, shown, *channels)
 
 
 def _exit():

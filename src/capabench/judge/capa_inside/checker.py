@@ -6,6 +6,7 @@ is decided by code the harness trusts, after `check` has really returned.
 """
 
 import ast
+import base64
 import builtins
 import marshal
 import pickle
@@ -122,15 +123,17 @@ def _rebuild_exception(names, message):
 class Candidate:
     """Callable stand-in for the submission's entry point."""
 
-    def __init__(self, name, req_fd, resp_fd):
+    def __init__(self, name, req_fd, resp_fd, record=False):
         self.__name__ = self.__qualname__ = name
         self._req, self._resp = req_fd, resp_fd
         self.calls = 0
         self.last_request = None
-        self.last_outcome = None  # ("returned", value) | ("raised", exc, traceback text)
+        self.last_outcome = None  # ("returned", value) | ("raised", exc, traceback text, names)
         self.last_stdout = self.last_stderr = ""
         self.last_logs = []
+        self.last_files = {}
         self.raised = set()
+        self.record = [] if record else None
 
     def _receive(self):
         try:
@@ -177,10 +180,27 @@ class Candidate:
         except OSError as exc:
             raise CandidateGone(f"the submission process stopped reading: {exc}") from None
         message = self._receive()
-        if len(message) < 4:
+        if len(message) < 5:
             raise CandidateGone("the submission process sent a malformed answer")
-        kind, body, (out, err, logs) = message[0], message[1:-3], message[-3:]
+        kind, body, (out, err, logs, files) = message[0], message[1:-4], message[-4:]
         self.last_stdout, self.last_stderr, self.last_logs = str(out), str(err), list(logs)
+        self.last_files = dict(files) if isinstance(files, dict) else {}
+        outcome = self._outcome(kind, body)
+        if self.record is not None:
+            args, kwargs = _decode(request)
+            entry = {"args": args, "kwargs": kwargs, "stdout": self.last_stdout, "stderr": self.last_stderr,
+                     "logs": self.last_logs, "files": self.last_files}  # fmt: skip
+            if outcome[0] == "returned":
+                entry["returned"] = outcome[1]
+            else:
+                entry["raised"] = outcome[3][0] if outcome[3] else type(outcome[1]).__name__
+            self.record.append(entry)
+        self.last_outcome = outcome
+        if outcome[0] == "returned":
+            return outcome[1]
+        raise outcome[1]
+
+    def _outcome(self, kind, body):
         if kind == "ok" and len(body) == 1 and isinstance(body[0], bytes):
             try:
                 value = marshal.loads(body[0])
@@ -188,30 +208,30 @@ class Candidate:
                 raise CandidateGone("the submission returned an undecodable value") from None
             if not _only_builtin_values(value):
                 raise CandidateGone("the submission returned code instead of a value")
-            self.last_outcome = ("returned", value)
-            return value
+            return ("returned", value)
         if kind == "raise" and len(body) == 3:
             names, text, tb = body
             exc = _rebuild_exception(list(names), str(text))
             self.raised.add(id(exc))
-            self.last_outcome = ("raised", exc, str(tb), list(names))
-            raise exc
+            return ("raised", exc, str(tb), list(names))
         if kind == "badtype" and len(body) == 2:
             exc = TypeError(
                 f"returned an object of type {body[0]} ({body[1]}); only built-in values can be checked"
             )
             self.raised.add(id(exc))
-            self.last_outcome = ("raised", exc, "", ["TypeError"])
-            raise exc
+            return ("raised", exc, "", ["TypeError"])
         raise CandidateGone("the submission process sent an unexpected message")
 
     def describe_last_call(self):
         if self.last_request is None:
             return None
-        decode = marshal.loads if self.last_request[:1] == b"m" else pickle.loads
-        args, kwargs = decode(self.last_request[1:])
+        args, kwargs = _decode(self.last_request)
         parts = [_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()]
         return f"{self.__name__}({', '.join(parts)})"
+
+
+def _decode(request):
+    return (marshal.loads if request[:1] == b"m" else pickle.loads)(request[1:])
 
 
 def _resource_kind(names, text):
@@ -272,9 +292,11 @@ def _failure_report(exc, candidate, source):
     }
 
 
-def run(tests_source, code, entry_point, req_fd, resp_fd):
-    """Run `check(candidate)` from the compiled tests; the report is a dict for the zygote."""
-    candidate = Candidate(entry_point, req_fd, resp_fd)
+def run(tests_source, code, entry_point, req_fd, resp_fd, record=False):
+    """Run `check(candidate)` from the compiled tests; the report is a dict for the zygote.
+    With `record`, the report also carries every call (arguments as sent, outcome, side
+    channels) as base64 marshal data: spying on a reference is judging it with a record."""
+    candidate = Candidate(entry_point, req_fd, resp_fd, record)
     try:
         refused = candidate.handshake()
     except CandidateGone as exc:
@@ -283,6 +305,11 @@ def run(tests_source, code, entry_point, req_fd, resp_fd):
         return {"status": refused[0], "detail": refused[1], "calls": 0, "handshake": True}
     report = _run_check(code, tests_source, candidate)
     report.update(calls=candidate.calls, handshake=True)
+    if candidate.record is not None:
+        try:
+            report["record"] = base64.b64encode(marshal.dumps(candidate.record)).decode()
+        except ValueError as exc:  # the tests passed arguments marshal can't carry
+            report["record_error"] = f"unrecordable call: {exc}"
     return report
 
 

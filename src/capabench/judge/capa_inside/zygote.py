@@ -19,7 +19,6 @@ import marshal
 import os
 import random
 import resource
-import select
 import shutil
 import signal
 import socket
@@ -96,8 +95,9 @@ def _children():
     return found
 
 
-def _checker_loop(sock, tests_fd):
-    """The checker: one job per message on `sock`, which also carries the job's pipe ends."""
+def _checker_loop(sock, tests_fd, report_fd):
+    """The checker: one job per message on `sock`, which also carries the job's pipe ends;
+    reports go back as frames on `report_fd` (a record of every call can be large)."""
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
@@ -109,10 +109,10 @@ def _checker_loop(sock, tests_fd):
         req_w, resp_r = fds
         source, code = marshal.loads(wire.recv(tests_fd))  # compiled by the harness
         random.seed(0)  # tests that draw random inputs draw the same ones every run
-        report = checker.run(source, code, job["entry_point"], req_w, resp_r)
+        report = checker.run(source, code, job["entry_point"], req_w, resp_r, record=job["record"])
         os.close(req_w)
         os.close(resp_r)
-        sock.sendall(json.dumps(report).encode())
+        wire.send_json(report_fd, report)
 
 
 class Zygote:
@@ -133,7 +133,7 @@ class Zygote:
         _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         for name in PRELOAD:
             __import__(name)
-        self.checker_pid, self.checker_sock = None, None
+        self.checker_pid, self.checker_sock, self.checker_reports = None, None, None
         gc.collect()
         gc.freeze()  # keep the collector off inherited objects: fewer copy-on-write faults per fork
 
@@ -164,30 +164,33 @@ class Zygote:
 
     def _start_checker(self, limits):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        report_r, report_w = os.pipe()
         pid = os.fork()
         if pid:
             theirs.close()
-            self.checker_pid, self.checker_sock = pid, ours
+            os.close(report_w)
+            self.checker_pid, self.checker_sock, self.checker_reports = pid, ours, report_r
             return
         try:
-            _close_all_except({self.tests_fd, theirs.fileno()})
+            _close_all_except({self.tests_fd, theirs.fileno(), report_w})
             uid = self.uids[0] if self.uids else None
             # No CPU rlimit: it would add up over jobs. The wall clock bounds each job.
             _confine(uid, limits, "/", f"{self.logs}/checker.out", f"{self.logs}/checker.err",
                      dumpable=False, cpu_limit=False)  # fmt: skip
-            _checker_loop(theirs, self.tests_fd)
+            _checker_loop(theirs, self.tests_fd, report_w)
         finally:
             os._exit(0)
 
     def _stop_checker(self):
         if self.checker_pid is not None:
             self.checker_sock.close()
+            os.close(self.checker_reports)
             try:
                 os.kill(self.checker_pid, signal.SIGKILL)
                 os.waitpid(self.checker_pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
-            self.checker_pid, self.checker_sock = None, None
+            self.checker_pid, self.checker_sock, self.checker_reports = None, None, None
 
     def _fork_submission(self, req_r, resp_w):
         pid = os.fork()
@@ -269,7 +272,9 @@ class Zygote:
         start = time.monotonic()
         if self.checker_pid is None:
             self._start_checker(job)
-        header = json.dumps({"entry_point": job["entry_point"]}).encode()
+        header = json.dumps(
+            {"entry_point": job["entry_point"], "record": job.get("record", False)}
+        ).encode()
         try:
             socket.send_fds(self.checker_sock, [header], [req_w, resp_r])
         except OSError:
@@ -278,11 +283,13 @@ class Zygote:
         os.close(resp_r)
         report, timed_out = None, False
         if self.checker_sock is not None:
-            ready = select.select([self.checker_sock], [], [], job["timeout_s"])[0]
-            timed_out = not ready
-            if ready:
-                payload = self.checker_sock.recv(1 << 20)
-                report = json.loads(payload) if payload else None
+            deadline = start + job["timeout_s"]
+            try:
+                report = wire.recv_json(self.checker_reports, deadline=deadline)
+            except TimeoutError:
+                timed_out = True
+            except wire.WireError:
+                report = None
         duration = time.monotonic() - start
         statuses = {}
         if report and report.get("status") == "candidate_gone":
