@@ -144,5 +144,132 @@ def tasks_verify(
     raise typer.Exit(1 if failures else 0)
 
 
+def _progress(label: str, total: int):
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    bar = Progress(*columns, console=console, transient=True)
+    return bar, bar.add_task(label, total=total)
+
+
+@app.command("build")
+def build_cmd(
+    out: Annotated[Path, typer.Option("--out", help="directory to write the benchmark to")],
+    seed: Annotated[int, typer.Option("--seed", help="everything is deterministic from it")] = 0,
+) -> None:
+    """Build the CAPA benchmark (600 sessions, 60 cells) and write it to --out."""
+    from capabench.build.builder import BuildError, build
+    from capabench.build.export import write_benchmark
+
+    start = time.perf_counter()
+    bar, task = _progress("building cells", 61)
+    try:
+        with bar:
+            bench = build(seed, progress=lambda _msg: bar.advance(task))
+    except BuildError as exc:
+        raise _fail(str(exc)) from None
+    manifest = write_benchmark(bench, out)
+    table = Table(
+        "seed", "cells", "sessions", "history", "held-out", "tasks used", "left out", "seconds"
+    )
+    c = manifest.counts
+    table.add_row(str(seed), str(c["cells"]), str(c["sessions"]), str(c["history"]), str(c["heldout"]),
+                  str(c["tasks_used"]), str(len(manifest.excluded_tasks)), f"{time.perf_counter() - start:.1f}")  # fmt: skip
+    Console().print(table)
+    Console().print(f"wrote {out} (content {manifest.content_hash[:12]})")
+
+
+@app.command("validate")
+def validate_cmd(
+    directory: Annotated[Path, typer.Argument(help="a built benchmark directory")],
+) -> None:
+    """Re-run every validator on a built benchmark; exit 1 on any violation."""
+    from capabench.build.export import BenchmarkDirError, load_benchmark
+    from capabench.build.validate import validate
+
+    try:
+        bench = load_benchmark(directory)
+    except (BenchmarkDirError, OSError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    start = time.perf_counter()
+    bar, task = _progress("validating sessions", len(bench.sessions))
+    with bar:
+        report = validate(bench, progress=lambda: bar.advance(task))
+    out = Console()
+    table = Table(
+        "family", "sessions", "discriminating", title="discrimination per convention family"
+    )
+    for family in sorted(report.appearances):
+        table.add_row(family, str(report.appearances[family]), str(report.discriminating[family]))
+    out.print(table)
+    elapsed = time.perf_counter() - start
+    if report.problems:
+        for problem in report.problems[:50]:
+            out.print(f"[red]x[/red] {problem}", soft_wrap=True, highlight=False)
+        out.print(
+            f"{len(report.problems)} violations in {report.sessions_checked} sessions ({elapsed:.1f}s)"
+        )
+        raise typer.Exit(1)
+    out.print(
+        f"all validators passed: {report.sessions_checked} sessions, {len(bench.cells)} cells ({elapsed:.1f}s)"
+    )
+
+
+@app.command("inspect")
+def inspect_cmd(
+    directory: Annotated[Path, typer.Argument(help="a built benchmark directory")],
+    session_id: Annotated[
+        str | None, typer.Argument(help="e.g. cell03-7; omit for an overview")
+    ] = None,
+) -> None:
+    """Show a benchmark's cells, or one session as a person would read it."""
+    from capabench.build.export import BenchmarkDirError, load_benchmark
+
+    try:
+        bench = load_benchmark(directory)
+    except (BenchmarkDirError, OSError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    out = Console()
+    if session_id is None:
+        table = Table("cell", "user", "profile", "conventions", "tasks")
+        users = {u.id: u for u in bench.users}
+        for cell in bench.cells:
+            user = users[cell.user_id]
+            conventions = ", ".join(f"{s.family}={s.alternative}" for s in user.slots)
+            tasks = " ".join(
+                s.task_id.split("/")[-1] for s in bench.sessions if s.cell == cell.index
+            )
+            table.add_row(str(cell.index), user.id, cell.profile_id, conventions, tasks)
+        out.print(table)
+        return
+    try:
+        session = bench.session(session_id)
+    except KeyError:
+        raise _fail(f"no session {session_id!r} (ids look like cell03-7)") from None
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+
+    out.print(
+        f"[bold]{session.id}[/bold]  {session.split}  task {session.task_id}  user {session.user_id} ({session.profile_id})"
+    )
+    out.print(Panel(session.request.strip(), title="initial request"))
+    slots = Table(
+        "family", "mechanism", "alternative", "what the user says when asked", title="hidden slots"
+    )
+    for slot in session.slots:
+        slots.add_row(slot.family, slot.mechanism.value, slot.alternative, slot.statement)
+    out.print(slots)
+    out.print(f"hidden tests call [bold]{session.entry_point}[/bold]")
+    for turn in session.trace[1:]:
+        title = (
+            turn.role
+            + (f" (submission: {turn.verdict})" if turn.verdict else "")
+            + (f" (reveals {', '.join(turn.revealed)})" if turn.revealed else "")
+        )
+        out.print(Panel(turn.text.strip(), title=title))
+    if not session.trace:
+        out.print(
+            Panel(Syntax(session.reference, "python"), title="reference (held out: no trace)")
+        )
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import ast
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 VerdictStatus = Literal["passed", "failed", "error", "timeout", "resource_limit", "no_code"]
 Isolation = Literal["bwrap", "process"]
+
+
+class Mechanism(StrEnum):
+    """The paper's six mechanisms of personalized coding ambiguity (its Table 7)."""
+
+    POLYSEMY = "domain-cognitive polysemy"
+    STRUCTURAL = "structural logic misalignment"
+    HABITUAL = "habitual context omission"
+    SYSTEM_BOUNDARY = "system-boundary misconception"
+    CONVERSATIONAL = "conversational context misalignment"
+    CONSTRAINT = "implicit constraint under-specification"
 
 
 class Record(BaseModel):
@@ -114,3 +126,96 @@ class Verdict(Record):
     stdout: str = ""
     stderr: str = ""
     isolation: Isolation = "bwrap"
+
+
+class Profile(Record):
+    """A communication style: how a user phrases requests, answers and feedback."""
+
+    id: str
+    expertise: Literal["novice", "intermediate", "expert"]
+    verbosity: Literal["terse", "moderate", "verbose"]
+    tone: str
+    opening: str = Field(
+        description="request opener; {task} is the task's behaviour, {signature} its signature"
+    )
+    cue: str = Field(description="how a convention cue is worded; {cue}")
+    closing: str
+    answer: str = Field(description="answering a question; {statement}")
+    unsure: str = Field(description="a question that targets nothing the user cares about")
+    failure: str = Field(description="a submission that failed; {detail}")
+    success: str
+
+
+class Slot(Record):
+    """One of the user's conventions, as a hidden slot of a session."""
+
+    family: str
+    mechanism: Mechanism
+    alternative: str
+    statement: str
+
+
+class User(Record):
+    id: str
+    profile: Profile
+    mechanisms: tuple[Mechanism, Mechanism]
+    slots: tuple[Slot, ...] = Field(
+        description="one convention per mechanism, fixed for all ten sessions"
+    )
+
+
+class Turn(Record):
+    role: Literal["user", "assistant"]
+    text: str
+    revealed: tuple[str, ...] = Field(
+        default=(), description="families whose statement this user turn gives"
+    )
+    verdict: VerdictStatus | None = Field(
+        default=None, description="the judge's status when the assistant turn submitted"
+    )
+
+
+Split = Literal["history", "heldout"]
+
+
+class Session(Record):
+    id: str
+    user_id: str
+    profile_id: str
+    cell: int
+    index: int = Field(description="0-9 within the cell; 0-4 are history, 5-9 held out")
+    split: Split
+    task_id: str
+    base_entry_point: str
+    entry_point: str = Field(
+        description="the name the hidden tests call (after the naming convention)"
+    )
+    signature: str
+    request: str
+    slots: tuple[Slot, ...]
+    hidden_tests: str
+    reference: str = Field(description="the task's solution composed with the user's conventions")
+    original: str = Field(description="the task's plain solution, under its own name")
+    trace: tuple[Turn, ...] = ()
+
+
+class Cell(Record):
+    index: int
+    profile_id: str
+    mechanisms: tuple[Mechanism, Mechanism]
+    user_id: str
+    session_ids: tuple[str, ...]
+
+
+class Manifest(Record):
+    """What a built benchmark directory holds; its hashes tie it to its files."""
+
+    name: str = "capa"
+    seed: int
+    capabench_version: str
+    generator: str = Field(description="'templates' or the model that rewrote the requests")
+    counts: dict[str, int]
+    families: dict[str, int] = Field(description="sessions per convention family")
+    excluded_tasks: dict[str, str] = Field(description="task id -> why it can't carry conventions")
+    files: dict[str, str] = Field(description="file name -> sha256")
+    content_hash: str

@@ -1,0 +1,218 @@
+"""Build the benchmark: spy on every task, lay out the balanced design, then fill each
+cell with ten validated sessions (stages 1-3). Deterministic from the seed."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import capabench
+from capabench.build.consistency import inconsistencies
+from capabench.build.design import HISTORY_PER_CELL, SESSIONS_PER_CELL, design
+from capabench.build.dialogue import STRATEGIES, resolve
+from capabench.build.request import leaks, render_request, signature
+from capabench.build.session import NotApplicable, make_hidden, violations
+from capabench.conventions import REGISTRY, Family, Shape
+from capabench.conventions.pool import exclusion_reason
+from capabench.judge import judge_recorded
+from capabench.judge.sandbox import SandboxPool, default_pool
+from capabench.profiles import PROFILES_BY_ID
+from capabench.records import Cell, Manifest, Mechanism, Session, Slot, Task, User
+from capabench.tasks import load_humaneval
+
+Progress = Callable[[str], None]
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+@dataclass
+class Benchmark:
+    manifest: Manifest
+    cells: list[Cell]
+    users: list[User]
+    sessions: list[Session]
+
+    def session(self, session_id: str) -> Session:
+        for s in self.sessions:
+            if s.id == session_id:
+                return s
+        raise KeyError(session_id)
+
+
+def spy_tasks(tasks: list[Task], pool: SandboxPool) -> tuple[dict[str, Shape], dict[str, str]]:
+    """Shapes of the tasks that can carry conventions, and why the others can't."""
+    excluded = {t.id: reason for t in tasks if (reason := exclusion_reason(t))}
+    eligible = [t for t in tasks if t.id not in excluded]
+    with ThreadPoolExecutor(pool.size) as ex:
+        spied = list(
+            ex.map(
+                lambda t: judge_recorded(t.reference_code, t.judge_tests, t.entry_point, pool=pool),
+                eligible,
+            )
+        )
+    shapes = {}
+    for task, (verdict, calls) in zip(eligible, spied, strict=True):
+        if not verdict.passed:
+            excluded[task.id] = f"its reference fails its own tests: {verdict.detail[:120]}"
+        elif not calls:
+            excluded[task.id] = "its check makes no calls"
+        else:
+            shapes[task.id] = Shape.of(task, calls)
+    return shapes, dict(sorted(excluded.items()))
+
+
+def _options(mechanism: Mechanism, rng: random.Random) -> list[Family]:
+    options = sorted((f for f in REGISTRY.values() if f.mechanism == mechanism), key=lambda f: f.id)
+    rng.shuffle(options)
+    return options
+
+
+def _draft(
+    cell: int, index: int, user: User, shape: Shape, seed: int, pool: SandboxPool
+) -> Session:
+    choices = {slot.family: slot.alternative for slot in user.slots}
+    session_id = f"cell{cell:02d}-{index}"
+    hidden = make_hidden(shape, choices, session_id, pool)
+    task = shape.task
+    request = render_request(
+        task, user.profile, user.slots, random.Random(f"capa-request:{seed}:{cell}:{task.id}")
+    )
+    return Session(
+        id=session_id,
+        user_id=user.id,
+        profile_id=user.profile.id,
+        cell=cell,
+        index=index,
+        split="history" if index < HISTORY_PER_CELL else "heldout",
+        task_id=task.id,
+        base_entry_point=task.entry_point,
+        entry_point=hidden.entry_point,
+        signature=signature(task),
+        request=request,
+        slots=user.slots,
+        hidden_tests=hidden.tests,
+        reference=hidden.reference,
+        original=task.reference_code,
+    )
+
+
+def _resolved(session: Session, previous: Session | None, pool: SandboxPool) -> Session:
+    """Stage 2 then 3: a trace, kept unless inconsistent; an inconsistent one is regenerated
+    with the other strategy."""
+    first = STRATEGIES[session.index % len(STRATEGIES)]
+    problems: list[str] = []
+    for strategy in (first, *[s for s in STRATEGIES if s != first]):
+        result = resolve(session, strategy, pool)
+        traced = session.model_copy(update={"trace": tuple(result.turns)})
+        problems = inconsistencies(traced, previous)
+        if result.solved and not problems:
+            return traced
+    raise BuildError(f"{session.id}: no consistent resolved trace: {problems}")
+
+
+def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], shapes: dict[str, Shape],
+               seed: int, pool: SandboxPool) -> tuple[Cell, User, list[Session], int]:  # fmt: skip
+    rng = random.Random(f"capa-cell:{seed}:{cell}")
+    profile = PROFILES_BY_ID[profile_id]
+    rejected = 0
+    combos = [
+        (a, b)
+        for a in _options(pair[0], rng)
+        for b in _options(pair[1], rng)
+        if b.id not in a.conflicts and a.id not in b.conflicts
+    ]
+    for fa, fb in combos:
+        slots = tuple(
+            Slot(
+                family=f.id,
+                mechanism=f.mechanism,
+                alternative=(alt := rng.choice(f.alternatives)).id,
+                statement=alt.statement,
+            )
+            for f in (fa, fb)
+        )
+        user = User(id=f"user{cell:02d}", profile=profile, mechanisms=pair, slots=slots)
+        candidates = sorted(t for t, s in shapes.items() if fa.applies(s) and fb.applies(s))
+        rng.shuffle(candidates)
+        if len(candidates) < SESSIONS_PER_CELL:
+            continue
+        sessions: list[Session] = []
+        for task_id in candidates:
+            try:
+                draft = _draft(cell, len(sessions), user, shapes[task_id], seed, pool)
+            except NotApplicable:
+                rejected += 1
+                continue
+            if leaks(draft.request, draft.slots, draft.hidden_tests) or violations(
+                draft, shapes[task_id], pool
+            ):
+                rejected += 1
+                continue
+            sessions.append(draft)
+            if len(sessions) == SESSIONS_PER_CELL:
+                break
+        if len(sessions) < SESSIONS_PER_CELL:
+            continue
+        resolved: list[Session] = []
+        for session in sessions:
+            if session.split == "history":
+                session = _resolved(session, resolved[-1] if resolved else None, pool)
+            resolved.append(session)
+        record = Cell(
+            index=cell,
+            profile_id=profile_id,
+            mechanisms=pair,
+            user_id=user.id,
+            session_ids=tuple(s.id for s in resolved),
+        )
+        return record, user, resolved, rejected
+    raise BuildError(
+        f"cell {cell} ({profile_id}, {pair[0].value} + {pair[1].value}): no convention pair has {SESSIONS_PER_CELL} valid tasks"
+    )
+
+
+def build(
+    seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None
+) -> Benchmark:
+    pool = pool or default_pool()
+    note = progress or (lambda _msg: None)
+    shapes, excluded = spy_tasks(load_humaneval(), pool)
+    note(f"spied {len(shapes)} tasks ({len(excluded)} left out)")
+    layout = design(seed)
+
+    def one(cell: int):
+        profile_id, pair = layout[cell]
+        out = build_cell(cell, profile_id, pair, shapes, seed, pool)
+        note(f"cell {cell}")
+        return out
+
+    with ThreadPoolExecutor(pool.size) as ex:
+        built = list(ex.map(one, range(len(layout))))
+    cells = [b[0] for b in built]
+    users = [b[1] for b in built]
+    sessions = [s for b in built for s in b[2]]
+    families = Counter(slot.family for s in sessions for slot in s.slots)
+    manifest = Manifest(
+        seed=seed,
+        capabench_version=capabench.__version__,
+        generator="templates",
+        counts={
+            "cells": len(cells),
+            "users": len(users),
+            "sessions": len(sessions),
+            "history": sum(s.split == "history" for s in sessions),
+            "heldout": sum(s.split == "heldout" for s in sessions),
+            "tasks_used": len({s.task_id for s in sessions}),
+            "rejected_drafts": sum(b[3] for b in built),
+        },
+        families=dict(sorted(families.items())),
+        excluded_tasks=excluded,
+        files={},
+        content_hash="",
+    )
+    return Benchmark(manifest, cells, users, sessions)

@@ -1,0 +1,109 @@
+"""Benchmark directories: write, read, and the cached default benchmark."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from capabench.build.builder import Benchmark, Progress, build
+from capabench.judge.sandbox import SandboxPool
+from capabench.records import Cell, Manifest, Session, User
+
+FILES = ("cells.jsonl", "users.jsonl", "sessions-history.jsonl", "sessions-heldout.jsonl")
+
+
+def _jsonl(records) -> bytes:
+    return "".join(r.model_dump_json() + "\n" for r in records).encode()
+
+
+def write_benchmark(bench: Benchmark, out: str | Path) -> Manifest:
+    """Write atomically: a half-written directory never replaces a good one."""
+    out = Path(out)
+    blobs = {
+        "cells.jsonl": _jsonl(bench.cells),
+        "users.jsonl": _jsonl(bench.users),
+        "sessions-history.jsonl": _jsonl(s for s in bench.sessions if s.split == "history"),
+        "sessions-heldout.jsonl": _jsonl(s for s in bench.sessions if s.split == "heldout"),
+    }
+    hashes = {name: hashlib.sha256(data).hexdigest() for name, data in blobs.items()}
+    content = hashlib.sha256(
+        "".join(f"{n}:{h}\n" for n, h in sorted(hashes.items())).encode()
+    ).hexdigest()
+    manifest = bench.manifest.model_copy(update={"files": hashes, "content_hash": content})
+    blobs["manifest.json"] = (
+        json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+    ).encode()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    for name, data in blobs.items():
+        (staging / name).write_bytes(data)
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(staging, out)
+    bench.manifest = manifest
+    return manifest
+
+
+class BenchmarkDirError(ValueError):
+    pass
+
+
+def load_benchmark(path: str | Path, *, verify: bool = True) -> Benchmark:
+    path = Path(path)
+    if not (path / "manifest.json").is_file():
+        raise BenchmarkDirError(f"{path}: not a benchmark directory (no manifest.json)")
+    manifest = Manifest.model_validate_json((path / "manifest.json").read_text())
+    if verify:
+        for name in FILES:
+            digest = hashlib.sha256((path / name).read_bytes()).hexdigest()
+            if manifest.files.get(name) != digest:
+                raise BenchmarkDirError(
+                    f"{path / name}: content does not match the manifest's sha256"
+                )
+
+    def rows(name, model):
+        return [
+            model.model_validate_json(line)
+            for line in (path / name).read_text().splitlines()
+            if line
+        ]
+
+    sessions = rows("sessions-history.jsonl", Session) + rows("sessions-heldout.jsonl", Session)
+    sessions.sort(key=lambda s: (s.cell, s.index))
+    return Benchmark(manifest, rows("cells.jsonl", Cell), rows("users.jsonl", User), sessions)
+
+
+def _source_fingerprint() -> str:
+    """Changes whenever code that shapes the benchmark changes: the cache key."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for sub in (
+        "build",
+        "conventions",
+        "simulate",
+        "profiles.py",
+        "records.py",
+        "judge/capa_inside",
+    ):
+        target = root / sub
+        for file in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("CAPABENCH_CACHE", Path.home() / ".cache" / "capabench"))
+
+
+def default_benchmark(
+    seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None
+) -> Benchmark:
+    """The benchmark for `seed`, built on first use and cached by source fingerprint."""
+    path = cache_dir() / "benchmarks" / f"capa-seed{seed}-{_source_fingerprint()}"
+    if not (path / "manifest.json").is_file():
+        write_benchmark(build(seed, pool=pool, progress=progress), path)
+    return load_benchmark(path)

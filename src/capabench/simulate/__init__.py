@@ -1,0 +1,14 @@
+"""The simulated user and the session loop."""
+
+from capabench.simulate.loop import Assistant, SessionResult, run_session
+from capabench.simulate.user import SimulatedUser, UserReply, questions, targeted_families
+
+__all__ = [
+    "Assistant",
+    "SessionResult",
+    "SimulatedUser",
+    "UserReply",
+    "questions",
+    "run_session",
+    "targeted_families",
+]

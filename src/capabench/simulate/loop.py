@@ -1,0 +1,44 @@
+"""One session: the assistant asks or submits, the simulated user answers or judges,
+until a submission passes or the turn budget runs out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from capabench.records import Session, Turn
+from capabench.simulate.user import SimulatedUser
+
+TURN_BUDGET = 8
+
+
+class Assistant(Protocol):
+    def reply(self, turns: list[Turn]) -> str:
+        """The next assistant message, given the dialogue so far (it starts with the request)."""
+        ...
+
+
+@dataclass
+class SessionResult:
+    turns: list[Turn] = field(default_factory=list)
+    solved_turn: int | None = None  # 1-based assistant turn of the first passing submission
+
+    @property
+    def solved(self) -> bool:
+        return self.solved_turn is not None
+
+
+def run_session(
+    session: Session, assistant: Assistant, user: SimulatedUser, *, budget: int = TURN_BUDGET
+) -> SessionResult:
+    result = SessionResult(turns=[Turn(role="user", text=session.request)])
+    for turn in range(1, budget + 1):
+        message = assistant.reply(list(result.turns))
+        reply = user.respond(message)
+        status = reply.verdict.status if reply.verdict else None
+        result.turns.append(Turn(role="assistant", text=message, verdict=status))
+        result.turns.append(Turn(role="user", text=reply.text, revealed=tuple(reply.revealed)))
+        if reply.verdict is not None and reply.verdict.passed:
+            result.solved_turn = turn
+            break
+    return result
