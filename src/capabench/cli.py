@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -237,7 +238,7 @@ def inspect_cmd(
             tasks = " ".join(
                 s.task_id.split("/")[-1] for s in bench.sessions if s.cell == cell.index
             )
-            table.add_row(str(cell.index), user.id, cell.profile_id, conventions, tasks)
+            table.add_row(str(cell.index), user.id, cell.profile_id, escape(conventions), tasks)
         out.print(table)
         return
     try:
@@ -250,12 +251,12 @@ def inspect_cmd(
     out.print(
         f"[bold]{session.id}[/bold]  {session.split}  task {session.task_id}  user {session.user_id} ({session.profile_id})"
     )
-    out.print(Panel(session.request.strip(), title="initial request"))
+    out.print(Panel(escape(session.request.strip()), title="initial request"))
     slots = Table(
         "family", "mechanism", "alternative", "what the user says when asked", title="hidden slots"
     )
     for slot in session.slots:
-        slots.add_row(slot.family, slot.mechanism.value, slot.alternative, slot.statement)
+        slots.add_row(slot.family, slot.mechanism.value, slot.alternative, escape(slot.statement))
     out.print(slots)
     out.print(f"hidden tests call [bold]{session.entry_point}[/bold]")
     for turn in session.trace[1:]:
@@ -264,7 +265,7 @@ def inspect_cmd(
             + (f" (submission: {turn.verdict})" if turn.verdict else "")
             + (f" (reveals {', '.join(turn.revealed)})" if turn.revealed else "")
         )
-        out.print(Panel(turn.text.strip(), title=title))
+        out.print(Panel(escape(turn.text.strip()), title=title))
     if not session.trace:
         out.print(
             Panel(Syntax(session.reference, "python"), title="reference (held out: no trace)")

@@ -85,6 +85,12 @@ def violations(session: Session, shape: Shape, pool: SandboxPool | None = None) 
                 found.append(
                     f"{session.id}: not discriminating: {slot.family}={alt.id} also passes"
                 )
+        # Honouring every other convention but ignoring this one must fail too.
+        rest = {f: a for f, a in choices.items() if f != slot.family}
+        if judge(
+            compose(shape, rest).code, session.hidden_tests, session.entry_point, pool=pool
+        ).passed:
+            found.append(f"{session.id}: not discriminating: {slot.family} ignored also passes")
     if judge(session.original, session.hidden_tests, session.entry_point, pool=pool).passed:
         found.append(f"{session.id}: the plain original solution passes")
     return found

@@ -110,6 +110,15 @@ class Family:
         return []
 
 
+def tells_apart(outputs: list, transforms: dict) -> bool:
+    """Do the transforms (alternative -> function of an output) differ from the plain output
+    and from each other on some recorded output? Decided here, before any sandbox run."""
+    results = {name: [fn(o) for o in outputs] for name, fn in transforms.items()}
+    results["<plain>"] = list(outputs)
+    names = list(results)
+    return all(results[a] != results[b] for i, a in enumerate(names) for b in names[i + 1 :])
+
+
 def same_signature(layer_name: str, inner: Fn, body: str, imports: tuple[str, ...] = ()) -> Layered:
     """A layer with the inner function's signature whose body uses `{call}` for the inner call."""
     fn = Fn(layer_name, inner.params_src, inner.forward)

@@ -9,6 +9,7 @@ from capabench.conventions.families import (  # noqa: F401
     log_channel,
     naming,
     negative_input,
+    number_style,
     packed_args,
     result_file,
     serialized,

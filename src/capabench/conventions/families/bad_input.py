@@ -2,7 +2,7 @@ from capabench.conventions.base import Alternative, Family, Layer, register, sam
 from capabench.conventions.shape import Call
 from capabench.records import Mechanism
 
-_EMPTY = {list: "[]", str: '""', int: "0", float: "0.0", tuple: "()", dict: "{}"}
+_EMPTY = {list: "[]", str: '""', int: "0", float: "0.0", tuple: "()", dict: "{}", bool: "False"}
 
 
 @register
@@ -31,7 +31,7 @@ class BadInput(Family):
         Alternative("none", "If the input is None it must just return None.", ("return none",)),
         Alternative(
             "empty",
-            "If the input is None it must return an empty result of the usual type (empty list, empty string, 0...).",
+            "If the input is None it must return an empty result of the usual type (empty list, empty string, 0, False...).",
             ("empty result",),
         ),
     )

@@ -1,4 +1,11 @@
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    register,
+    same_signature,
+    tells_apart,
+)
 from capabench.records import Mechanism
 
 _BODIES = {
@@ -26,7 +33,6 @@ class CleanText(Family):
     )
     question = "What does clean text mean for you: which letter case should the result be in?"
     alternatives = (
-        Alternative("lower", "Clean text means all lowercase.", ("lowercase",)),
         Alternative("upper", "Clean text means all UPPERCASE.", ("uppercase",)),
         Alternative(
             "title", "Clean text means Title Case, every word capitalized.", ("title case",)
@@ -34,7 +40,8 @@ class CleanText(Family):
     )
 
     def applies(self, shape):
-        return shape.all_outputs(str)
+        transforms = {"upper": str.upper, "title": str.title}
+        return shape.all_outputs(str) and tells_apart(shape.outputs, transforms)
 
     def wrap(self, alt, inner, ctx):
         return same_signature("_clean", inner, _BODIES[alt])

@@ -1,4 +1,11 @@
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    register,
+    same_signature,
+    tells_apart,
+)
 from capabench.records import Mechanism
 
 _BODIES = {
@@ -45,8 +52,13 @@ class TidyList(Family):
     def applies(self, shape):
         if not shape.all_outputs(list):
             return False
+        transforms = {
+            "asc_unique": lambda out: sorted(set(out)),
+            "desc": lambda out: sorted(out, reverse=True),
+            "unique_in_order": lambda out: list(dict.fromkeys(out)),
+        }
         try:
-            return all(sorted(set(out)) is not None for out in shape.outputs)
+            return tells_apart(shape.outputs, transforms)
         except TypeError:  # unhashable or unorderable elements
             return False
 

@@ -106,7 +106,16 @@ def _files():
     return files
 
 
+def _flush():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
 def _reply(fd, message):
+    _flush()  # the zygote may kill us as soon as the checker is done: nothing stays buffered
     wire.send(fd, marshal.dumps(message))
 
 
@@ -135,11 +144,7 @@ def _call(fn, args, kwargs):
 
 
 def _exit():
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
+    _flush()
     os._exit(0)
 
 

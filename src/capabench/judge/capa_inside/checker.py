@@ -277,13 +277,20 @@ def _failure_report(exc, candidate, source):
             f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "tests.py"
         ]
         lineno = lines[-1] if lines else 0
-        detail = f"assertion failed: {_line(source, lineno)}"
-        if call and candidate.last_outcome and candidate.last_outcome[0] == "returned":
-            detail += f" (last call {call} returned {_short(candidate.last_outcome[1])})"
+        returned = candidate.last_outcome and candidate.last_outcome[0] == "returned"
+        got = _short(candidate.last_outcome[1]) if returned else None
+        # A message written for people (our generated tests) says more than the source line.
+        detail = (
+            str(exc)
+            if exc.args and str(exc).strip()
+            else f"assertion failed: {_line(source, lineno)}"
+        )
+        if call and returned and call not in detail:
+            detail += f" (last call {call} returned {got})"
         return {
             "status": "failed",
             "detail": detail,
-            "case": {"input": call, "expected": None, "got": None},
+            "case": {"input": call, "expected": None, "got": got},
         }
     return {
         "status": "failed",
