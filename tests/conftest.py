@@ -38,3 +38,15 @@ def sandbox_uid_processes() -> list[int]:
         if uid >= 200_000 and uid % 2 == 1 and state != "Z":
             found.append(int(name))
     return found
+
+
+@pytest.fixture(scope="session")
+def built(pool, tmp_path_factory):
+    """The full seed-0 benchmark, built once for the session (about a minute), and its directory."""
+    from capabench.build.builder import build
+    from capabench.build.export import write_benchmark
+
+    bench = build(0, pool=pool)
+    out = tmp_path_factory.mktemp("bench") / "capa-seed0"
+    write_benchmark(bench, out)
+    return bench, out

@@ -14,7 +14,7 @@ class Naming(Family):
     layer = Layer.NAMING
     cues = ()  # habitual: the user never mentions it
     intents = (
-        r"\bname",
+        r"\bnam(e|ing)",
         r"\bcall(ed)? (it|the function)",
         r"\bprefix",
         r"\bsuffix",

@@ -11,15 +11,10 @@ class Serialized(Family):
     layer = Layer.ENVELOPE
     cues = ("send it in the format we settled on", "give it back in our usual format")
     intents = (
-        r"\bformat\b",
-        r"\bserial",
-        r"\bjson\b",
-        r"\brepr\b",
-        r"\bstring\b",
-        r"\btext\b",
-        r"\bsettled\b",
-        r"\bencod",
-    )
+        r"\bserial", r"\brepr\b", r"\bsettle", r"\bencod", r"\bwhich format\b",
+        r"\b(result|output|return|back)\b.{0,30}\b(string|text|format|json)\b",
+        r"\b(string|text|format|json)\b.{0,30}\b(result|output|return|back)\b",
+    )  # fmt: skip
     question = "Which format did we settle on for the result?"
     alternatives = (
         Alternative(
