@@ -151,20 +151,48 @@ def _progress(label: str, total: int):
     return bar, bar.add_task(label, total=total)
 
 
+def _model(spec: str | None):
+    from capabench.models import make_model
+
+    if spec is None:
+        return None
+    try:
+        return make_model(spec)
+    except (ValueError, OSError) as exc:
+        raise _fail(str(exc)) from None
+
+
+ModelOption = Annotated[str | None, typer.Option(help="model spec, e.g. scripted:replies.json")]
+
+
 @app.command("build")
 def build_cmd(
     out: Annotated[Path, typer.Option("--out", help="directory to write the benchmark to")],
     seed: Annotated[int, typer.Option("--seed", help="everything is deterministic from it")] = 0,
+    generator_model: ModelOption = None,
+    assistant_model: ModelOption = None,
+    user_model: ModelOption = None,
 ) -> None:
-    """Build the CAPA benchmark (600 sessions, 60 cells) and write it to --out."""
-    from capabench.build.builder import BuildError, build
+    """Build the CAPA benchmark (600 sessions, 60 cells) and write it to --out.
+
+    Without models every stage is deterministic. --generator-model rewrites requests under
+    the paper's information control, --assistant-model plays the assistant in history
+    dialogues, --user-model phrases the simulated user's answers; the validators run on
+    whatever they produce, and templates or scripted dialogues stand in where they fail.
+    """
+    from capabench.build.builder import BuildError, Models, build
     from capabench.build.export import write_benchmark
 
+    models = Models(
+        generator=_model(generator_model),
+        assistant=_model(assistant_model),
+        user=_model(user_model),
+    )
     start = time.perf_counter()
     bar, task = _progress("building cells", 61)
     try:
         with bar:
-            bench = build(seed, progress=lambda _msg: bar.advance(task))
+            bench = build(seed, progress=lambda _msg: bar.advance(task), models=models)
     except BuildError as exc:
         raise _fail(str(exc)) from None
     manifest = write_benchmark(bench, out)
@@ -176,6 +204,26 @@ def build_cmd(
                   str(c["tasks_used"]), str(len(manifest.excluded_tasks)), f"{time.perf_counter() - start:.1f}")  # fmt: skip
     Console().print(table)
     Console().print(f"wrote {out} (content {manifest.content_hash[:12]})")
+
+
+@app.command("benchmark")
+def benchmark_cmd(
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    check: Annotated[bool, typer.Option("--validate", help="also re-run every validator")] = False,
+) -> None:
+    """The default benchmark: built on first use, cached, and its location printed."""
+    from capabench.build.export import default_benchmark, default_benchmark_path
+
+    bar, task = _progress("building the default benchmark (once)", 61)
+    with bar:
+        bench = default_benchmark(seed, progress=lambda _msg: bar.advance(task))
+    path = default_benchmark_path(seed)
+    c = bench.manifest.counts
+    Console().print(
+        f"{c['sessions']} sessions ({c['history']} history, {c['heldout']} held out) in {c['cells']} cells at {path}"
+    )
+    if check:
+        validate_cmd(path)
 
 
 @app.command("validate")

@@ -213,7 +213,9 @@ class Manifest(Record):
     name: str = "capa"
     seed: int
     capabench_version: str
-    generator: str = Field(description="'templates' or the model that rewrote the requests")
+    models: dict[str, str] = Field(
+        description="the LLM of each stage that used one (generator, assistant, user); empty: deterministic"
+    )
     counts: dict[str, int]
     families: dict[str, int] = Field(description="sessions per convention family")
     excluded_tasks: dict[str, str] = Field(description="task id -> why it can't carry conventions")

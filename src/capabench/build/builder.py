@@ -13,12 +13,13 @@ import capabench
 from capabench.build.consistency import inconsistencies
 from capabench.build.design import HISTORY_PER_CELL, SESSIONS_PER_CELL, design
 from capabench.build.dialogue import STRATEGIES, resolve
-from capabench.build.request import leaks, render_request, signature
+from capabench.build.request import choose_cues, leaks, render_request, rewrite_request, signature
 from capabench.build.session import NotApplicable, make_hidden, violations
 from capabench.conventions import REGISTRY, Family, Shape
 from capabench.conventions.pool import exclusion_reason
 from capabench.judge import judge_recorded
 from capabench.judge.sandbox import SandboxPool, default_pool
+from capabench.models import ChatModel
 from capabench.profiles import PROFILES_BY_ID
 from capabench.records import Cell, Manifest, Mechanism, Session, Slot, Task, User
 from capabench.tasks import load_humaneval
@@ -72,16 +73,29 @@ def _options(mechanism: Mechanism, rng: random.Random) -> list[Family]:
     return options
 
 
+@dataclass(frozen=True)
+class Models:
+    """Optional LLMs for the three places the paper uses one (all deterministic without)."""
+
+    generator: ChatModel | None = None  # stage 1: rewrites requests under information control
+    assistant: ChatModel | None = None  # stage 2: plays the assistant in history dialogues
+    user: ChatModel | None = None  # stage 2: phrases the simulated user's replies
+
+
 def _draft(
-    cell: int, index: int, user: User, shape: Shape, seed: int, pool: SandboxPool
+    cell: int, index: int, user: User, shape: Shape, seed: int, pool: SandboxPool, models: Models
 ) -> Session:
     choices = {slot.family: slot.alternative for slot in user.slots}
     session_id = f"cell{cell:02d}-{index}"
     hidden = make_hidden(shape, choices, session_id, pool)
     task = shape.task
-    request = render_request(
-        task, user.profile, user.slots, random.Random(f"capa-request:{seed}:{cell}:{task.id}")
-    )
+    cues = choose_cues(user.slots, random.Random(f"capa-request:{seed}:{cell}:{task.id}"))
+    request = render_request(task, user.profile, cues)
+    if models.generator is not None:
+        rewritten = rewrite_request(
+            models.generator, request, task, user.profile, user.slots, cues, hidden.tests
+        )
+        request = rewritten or request
     return Session(
         id=session_id,
         user_id=user.id,
@@ -101,13 +115,20 @@ def _draft(
     )
 
 
-def _resolved(session: Session, previous: Session | None, pool: SandboxPool) -> Session:
+def _resolved(
+    session: Session, previous: Session | None, pool: SandboxPool, models: Models | None = None
+) -> Session:
     """Stage 2 then 3: a trace, kept unless inconsistent; an inconsistent one is regenerated
-    with the other strategy."""
+    (the LLM assistant's first, then each scripted strategy)."""
+    models = models or Models()
     first = STRATEGIES[session.index % len(STRATEGIES)]
+    attempts = ([models.assistant] if models.assistant else []) + [
+        first,
+        *[s for s in STRATEGIES if s != first],
+    ]
     problems: list[str] = []
-    for strategy in (first, *[s for s in STRATEGIES if s != first]):
-        result = resolve(session, strategy, pool)
+    for strategy in attempts:
+        result = resolve(session, strategy, pool, user_model=models.user)
         traced = session.model_copy(update={"trace": tuple(result.turns)})
         problems = inconsistencies(traced, previous)
         if result.solved and not problems:
@@ -116,7 +137,8 @@ def _resolved(session: Session, previous: Session | None, pool: SandboxPool) -> 
 
 
 def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], shapes: dict[str, Shape],
-               seed: int, pool: SandboxPool) -> tuple[Cell, User, list[Session], int]:  # fmt: skip
+               seed: int, pool: SandboxPool, models: Models | None = None) -> tuple[Cell, User, list[Session], int]:  # fmt: skip
+    models = models or Models()
     rng = random.Random(f"capa-cell:{seed}:{cell}")
     profile = PROFILES_BY_ID[profile_id]
     rejected = 0
@@ -144,7 +166,7 @@ def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], sh
         sessions: list[Session] = []
         for task_id in candidates:
             try:
-                draft = _draft(cell, len(sessions), user, shapes[task_id], seed, pool)
+                draft = _draft(cell, len(sessions), user, shapes[task_id], seed, pool, models)
             except NotApplicable:
                 rejected += 1
                 continue
@@ -161,7 +183,7 @@ def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], sh
         resolved: list[Session] = []
         for session in sessions:
             if session.split == "history":
-                session = _resolved(session, resolved[-1] if resolved else None, pool)
+                session = _resolved(session, resolved[-1] if resolved else None, pool, models)
             resolved.append(session)
         record = Cell(
             index=cell,
@@ -176,9 +198,9 @@ def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], sh
     )
 
 
-def build(
-    seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None
-) -> Benchmark:
+def build(seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None,
+          models: Models | None = None) -> Benchmark:  # fmt: skip
+    models = models or Models()
     pool = pool or default_pool()
     note = progress or (lambda _msg: None)
     shapes, excluded = spy_tasks(load_humaneval(), pool)
@@ -187,7 +209,7 @@ def build(
 
     def one(cell: int):
         profile_id, pair = layout[cell]
-        out = build_cell(cell, profile_id, pair, shapes, seed, pool)
+        out = build_cell(cell, profile_id, pair, shapes, seed, pool, models)
         note(f"cell {cell}")
         return out
 
@@ -200,7 +222,7 @@ def build(
     manifest = Manifest(
         seed=seed,
         capabench_version=capabench.__version__,
-        generator="templates",
+        models={role: m.name for role, m in vars(models).items() if m is not None},
         counts={
             "cells": len(cells),
             "users": len(users),

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from capabench.conventions import REGISTRY
 from capabench.judge.sandbox import SandboxPool
+from capabench.models import ChatModel
 from capabench.records import Session, Turn
-from capabench.simulate import SessionResult, SimulatedUser, run_session
+from capabench.simulate import ModelAssistant, SessionResult, SimulatedUser, run_session
 
 STRATEGIES = ("ask-first", "submit-then-fix")
 
@@ -47,7 +48,14 @@ class ReferenceAssistant:
         return f"Got it. Updated version:\n\n{_code(s.reference)}"
 
 
-def resolve(session: Session, strategy: str, pool: SandboxPool | None = None) -> SessionResult:
+def resolve(session: Session, strategy: str | ChatModel, pool: SandboxPool | None = None, *,
+            user_model: ChatModel | None = None) -> SessionResult:  # fmt: skip
+    """A strategy name plays the scripted reference assistant; a model plays itself."""
+    assistant = (
+        ReferenceAssistant(session, strategy)
+        if isinstance(strategy, str)
+        else ModelAssistant(strategy)
+    )
     return run_session(
-        session, ReferenceAssistant(session, strategy), SimulatedUser(session, pool=pool)
+        session, assistant, SimulatedUser(session, pool=pool, expression_model=user_model)
     )

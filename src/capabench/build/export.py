@@ -99,11 +99,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get("CAPABENCH_CACHE", Path.home() / ".cache" / "capabench"))
 
 
+def default_benchmark_path(seed: int = 0) -> Path:
+    return cache_dir() / "benchmarks" / f"capa-seed{seed}-{_source_fingerprint()}"
+
+
 def default_benchmark(
     seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None
 ) -> Benchmark:
     """The benchmark for `seed`, built on first use and cached by source fingerprint."""
-    path = cache_dir() / "benchmarks" / f"capa-seed{seed}-{_source_fingerprint()}"
+    path = default_benchmark_path(seed)
     if not (path / "manifest.json").is_file():
         write_benchmark(build(seed, pool=pool, progress=progress), path)
     return load_benchmark(path)

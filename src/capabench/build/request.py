@@ -8,6 +8,7 @@ import random
 
 from capabench.conventions import REGISTRY
 from capabench.conventions.shape import entry_def
+from capabench.models import ChatModel, Message
 from capabench.records import Profile, Slot, Task
 
 
@@ -22,21 +23,59 @@ def signature(task: Task) -> str:
     return f"def {task.entry_point}({ast.unparse(fn.args)}){returns}"
 
 
-def render_request(
-    task: Task, profile: Profile, slots: tuple[Slot, ...], rng: random.Random
-) -> str:
+def choose_cues(slots: tuple[Slot, ...], rng: random.Random) -> list[str]:
+    """One cue per convention whose mechanism voices it; an empty cue means silence this time."""
     cues = []
     for slot in slots:
         options = REGISTRY[slot.family].cues
         cue = rng.choice(options) if options else ""
-        if cue:  # an empty cue: this time the user says nothing about it
-            cues.append(profile.cue.format(cue=cue))
+        if cue:
+            cues.append(cue)
+    return cues
+
+
+def render_request(task: Task, profile: Profile, cues: list[str]) -> str:
     parts = [
         profile.opening.format(task=description(task), signature=signature(task)),
-        *cues,
+        *(profile.cue.format(cue=cue) for cue in cues),
         profile.closing,
     ]
     return "\n\n".join(p for p in parts if p).strip() + "\n"
+
+
+INFORMATION_CONTROL_PROMPT = """You rewrite a coding request the way one particular user would write it.
+
+The user: {expertise} programmer, {verbosity}, tone: {tone}.
+
+Keep, in substance, what the function must do and its examples, and name the function {name}.
+Keep these phrases word for word; they are how this user hints at their habits: {cues}
+Never mention, hint at or paraphrase any of the following. They are this user's unstated habits,
+which the assistant must learn from earlier sessions or ask about:
+{hidden}
+Add no requirement of your own. Reply with the rewritten request only.
+
+The request:
+{request}"""
+
+
+def rewrite_request(model: ChatModel, request: str, task: Task, profile: Profile, slots: tuple[Slot, ...],
+                    cues: list[str], hidden_tests: str) -> str | None:  # fmt: skip
+    """Stage 1 with an LLM under the paper's information control. None when the rewrite
+    breaks a rule (drops the function or a cue, or leaks): the caller keeps the template."""
+    hidden = "\n".join(
+        f"- {alt.statement}" for s in slots for alt in REGISTRY[s.family].alternatives
+    )
+    prompt = INFORMATION_CONTROL_PROMPT.format(
+        expertise=profile.expertise, verbosity=profile.verbosity, tone=profile.tone, name=task.entry_point,
+        cues="; ".join(f'"{c}"' for c in cues) or "(none)", hidden=hidden, request=request,
+    )  # fmt: skip
+    text = model.complete([Message(role="user", content=prompt)]).text.strip()
+    lowered = text.lower()
+    if not text or task.entry_point not in text or any(c.lower() not in lowered for c in cues):
+        return None
+    if leaks(text, slots, hidden_tests):
+        return None
+    return text + "\n"
 
 
 def leaks(request: str, slots: tuple[Slot, ...], hidden_tests: str) -> list[str]:

@@ -1,10 +1,12 @@
 """The simulated user and the session loop."""
 
 from capabench.simulate.loop import Assistant, SessionResult, run_session
+from capabench.simulate.model_assistant import ModelAssistant
 from capabench.simulate.user import SimulatedUser, UserReply, questions, targeted_families
 
 __all__ = [
     "Assistant",
+    "ModelAssistant",
     "SessionResult",
     "SimulatedUser",
     "UserReply",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from capabench.conventions import REGISTRY
 from capabench.judge import extract_code, judge
 from capabench.judge.sandbox import SandboxPool
+from capabench.models import ChatModel, Message
 from capabench.profiles import PROFILES_BY_ID
 from capabench.records import Session, Verdict
 
@@ -65,10 +66,19 @@ def _defines_a_function(code: str) -> bool:
         return False
 
 
+EXPRESSION_PROMPT = """You are a user talking to a coding assistant. Your style: {expertise} programmer,
+{verbosity}, tone: {tone}. Rewrite the reply below in your own words and style. Keep every fact in it:
+each identifier, file name, format and example exactly as written. Add nothing: no new requirements,
+no code, no hints about anything else.
+
+Reply to rewrite:
+{reply}"""
+
+
 class SimulatedUser:
-    def __init__(
-        self, session: Session, *, pool: SandboxPool | None = None, timeout_s: float = 10.0
-    ) -> None:
+    def __init__(self, session: Session, *, pool: SandboxPool | None = None, timeout_s: float = 10.0,
+                 expression_model: ChatModel | None = None) -> None:  # fmt: skip
+        self.expression_model = expression_model
         self.session = session
         self.pool = pool
         self.timeout_s = timeout_s
@@ -113,4 +123,31 @@ class SimulatedUser:
             parts.append(profile.failure.format(detail=detail))
         if not parts:
             parts.append(profile.unsure)
-        return UserReply(text="\n\n".join(parts), revealed=revealed, verdict=verdict)
+        text = "\n\n".join(parts)
+        if self.expression_model is not None and revealed:
+            text = self._expressed(text, revealed)
+        return UserReply(text=text, revealed=revealed, verdict=verdict)
+
+    def _expressed(self, text: str, revealed: list[str]) -> str:
+        """The optional LLM user: same facts, its own words. Its reply is kept only when every
+        revealed convention's telltale tokens survive and nothing unasked shows; else the template."""
+        p = self.profile
+        prompt = EXPRESSION_PROMPT.format(
+            expertise=p.expertise, verbosity=p.verbosity, tone=p.tone, reply=text
+        )
+        said = self.expression_model.complete([Message(role="user", content=prompt)]).text.strip()
+        lowered = said.lower()
+        for family in revealed:
+            alt = REGISTRY[family].alternative(self._slots[family].alternative)
+            if not said or any(token.lower() not in lowered for token in alt.secrets):
+                return text
+        for family in self._slots:
+            if family in revealed:
+                continue
+            if any(
+                token.lower() in lowered
+                for alt in REGISTRY[family].alternatives
+                for token in alt.secrets
+            ):
+                return text
+        return said
