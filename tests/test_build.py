@@ -155,11 +155,11 @@ def test_inconsistent_trace_is_regenerated(built, pool, monkeypatch):
     real = builder.resolve
     calls = []
 
-    def flaky(s, strategy, p=None):
+    def flaky(s, strategy, p=None, **kw):
         calls.append(strategy)
         if len(calls) == 1:  # the first attempt never reaches an accepted solution
             return SessionResult(turns=[Turn(role="user", text=s.request)], solved_turn=None)
-        return real(s, strategy, p)
+        return real(s, strategy, p, **kw)
 
     monkeypatch.setattr(builder, "resolve", flaky)
     traced = builder._resolved(session, None, pool)
