@@ -1,6 +1,6 @@
 """Build and validation time of the 600-session benchmark on this machine.
 
-    .venv/bin/python benchmarks/build_time.py [--seed 0]
+.venv/bin/python benchmarks/build_time.py [--seed 0]
 """
 
 from __future__ import annotations
@@ -31,10 +31,16 @@ def main() -> None:
         checked = time.perf_counter() - start
     pool.close()
     c = manifest.counts
-    print(f"sessions {c['sessions']} in {c['cells']} cells; drafts rejected by the validators while building: {c['rejected_drafts']}")
+    print(
+        f"sessions {c['sessions']} in {c['cells']} cells; drafts rejected by the validators while building: {c['rejected_drafts']}"
+    )
     print(f"build (spy, compose, validate drafts, resolve histories, write): {built:6.1f} s")
-    print(f"validation of the written benchmark ({report.sessions_checked} sessions):  {checked:6.1f} s")
-    print(f"total: {built + checked:6.1f} s; violations: {len(report.problems)}; workers: {pool.size} ({pool.isolation})")
+    print(
+        f"validation of the written benchmark ({report.sessions_checked} sessions):  {checked:6.1f} s"
+    )
+    print(
+        f"total: {built + checked:6.1f} s; violations: {len(report.problems)}; workers: {pool.size} ({pool.isolation})"
+    )
 
 
 if __name__ == "__main__":

@@ -292,14 +292,14 @@ class SandboxPool:
         tests_frame = compiled_tests(tests)
         worker = self._idle.get()
         try:
-            for attempt in range(2):
-                fresh = not worker.alive
+            # A worker that was already up may have died between jobs: one retry on a fresh
+            # one. A fresh worker dying is this job's doing.
+            tries = 1 if not worker.alive else 2
+            for attempt in range(1, tries + 1):
                 try:
                     return worker.run(header, code_frame, tests_frame)
                 except WorkerDied as exc:
-                    # A worker that was already up may have died between jobs: retry once
-                    # on a fresh one. A fresh worker dying is this job's doing.
-                    if fresh or attempt:
+                    if attempt == tries:
                         return {"status": "error", "detail": f"the sandbox worker died: {exc}"}
             raise AssertionError("unreachable")
         finally:

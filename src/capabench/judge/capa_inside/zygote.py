@@ -134,6 +134,7 @@ class Zygote:
         for name in PRELOAD:
             __import__(name)
         self.checker_pid, self.checker_sock, self.checker_reports = None, None, None
+        self.checker_limits = None
         gc.collect()
         gc.freeze()  # keep the collector off inherited objects: fewer copy-on-write faults per fork
 
@@ -270,8 +271,12 @@ class Zygote:
 
     def _run(self, job, pid_b, req_w, resp_r):
         start = time.monotonic()
+        limits = (job["memory_mb"], job["fsize_mb"])
+        if self.checker_pid is not None and self.checker_limits != limits:
+            self._stop_checker()  # the long-lived checker keeps the limits it started with
         if self.checker_pid is None:
             self._start_checker(job)
+            self.checker_limits = limits
         header = json.dumps(
             {"entry_point": job["entry_point"], "record": job.get("record", False)}
         ).encode()
