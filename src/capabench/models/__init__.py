@@ -1,14 +1,27 @@
-"""Model clients behind one small protocol, chosen by a spec string (`scripted:...` for now;
-the evaluation issue adds `openai/<model>`, `anthropic/<model>` and `local`)."""
+"""Model clients behind one small protocol, chosen by a spec string: `openai/<model>`,
+`anthropic/<model>`, `local[/<path.gguf>]`, `scripted:FILE.json`, and the reference
+policies `baseline/...` (which the evaluation builds per session)."""
 
-from capabench.models.base import REGISTRY, ChatModel, Completion, Message, make_model, register
+from capabench.models import remote as _remote  # noqa: F401  (registers openai/ and anthropic/)
+from capabench.models.base import (
+    REGISTRY,
+    ChatModel,
+    Completion,
+    Message,
+    ModelOptions,
+    make_model,
+    register,
+)
+from capabench.models.errors import InfraError
 from capabench.models.scripted import ScriptedModel
 
 __all__ = [
     "REGISTRY",
     "ChatModel",
     "Completion",
+    "InfraError",
     "Message",
+    "ModelOptions",
     "ScriptedModel",
     "make_model",
     "register",

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -20,6 +21,7 @@ class Completion(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     model: str = ""
+    cached: bool = False
 
 
 class ChatModel(Protocol):
@@ -28,23 +30,52 @@ class ChatModel(Protocol):
     def complete(self, messages: list[Message]) -> Completion: ...
 
 
-REGISTRY: dict[str, Callable[[str], ChatModel]] = {}
+@dataclass(frozen=True)
+class ModelOptions:
+    """How to reach and drive a model. `cache` is the SQLite file, None for no cache."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 120.0
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    concurrency: int = 8
+    cache: str | None = None
+    retry: object | None = None  # a retry.RetryPolicy; None for the default
+
+
+Factory = Callable[[str, ModelOptions], ChatModel]
+REGISTRY: dict[str, Factory] = {}
 
 
 def register(prefix: str):
-    """Register a factory for specs `prefix:...` or `prefix/...`."""
+    """Register a factory for specs `prefix`, `prefix:...` and `prefix/...`."""
 
-    def wrap(factory: Callable[[str], ChatModel]) -> Callable[[str], ChatModel]:
+    def wrap(factory: Factory) -> Factory:
         REGISTRY[prefix] = factory
         return factory
 
     return wrap
 
 
-def make_model(spec: str) -> ChatModel:
+def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
+    """The model a spec names, behind the retry owner (remote endpoints) and the cache."""
+    from capabench.models.cache import CachedModel, ResponseCache
+    from capabench.models.retry import RetryingModel
+
+    options = options or ModelOptions()
     cut = min((i for i in (spec.find(":"), spec.find("/")) if i >= 0), default=len(spec))
     prefix, rest = spec[:cut], spec[cut + 1 :]
     if prefix not in REGISTRY:
         known = ", ".join(sorted(REGISTRY)) or "none"
         raise ValueError(f"unknown model {spec!r}: known kinds are {known}")
-    return REGISTRY[prefix](rest)
+    model = REGISTRY[prefix](rest, options)
+    endpoint = getattr(model, "endpoint", None)
+    if endpoint is not None:
+        model = RetryingModel(
+            model, options.retry, endpoint=endpoint, concurrency=options.concurrency
+        )
+    if options.cache:
+        params = {"temperature": options.temperature, "max_tokens": options.max_tokens}
+        model = CachedModel(model, ResponseCache(options.cache), params)
+    return model

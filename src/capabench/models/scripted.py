@@ -32,7 +32,7 @@ class ScriptedModel:
 
 
 @register("scripted")
-def _from_file(path: str) -> ScriptedModel:
+def _from_file(path: str, options=None) -> ScriptedModel:
     """`scripted:FILE.json`: a JSON list of replies, used in order."""
     if not path:
         raise ValueError("scripted models need a file: scripted:replies.json")

@@ -1,0 +1,60 @@
+"""`anthropic/<model>`: the official SDK; system messages become its `system` field."""
+
+from __future__ import annotations
+
+import os
+
+from capabench.models.base import Completion, Message
+from capabench.models.errors import InfraError, classify_status, retry_after_seconds
+
+
+class AnthropicModel:
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 120.0, temperature: float = 0.0, max_tokens: int = 2048) -> None:  # fmt: skip
+        import anthropic
+
+        self.model = model
+        self.name = f"anthropic/{model}"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY") or ("not-needed" if base_url else None)
+        if key is None:
+            raise ValueError("anthropic models need ANTHROPIC_API_KEY (or --api-key)")
+        self._anthropic = anthropic
+        self.client = anthropic.Anthropic(
+            base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0
+        )
+        self.endpoint = base_url or "https://api.anthropic.com"
+
+    def complete(self, messages: list[Message]) -> Completion:
+        anthropic = self._anthropic
+        system = "\n\n".join(m.content for m in messages if m.role == "system")
+        turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
+        kwargs = {"system": system} if system else {}
+        try:
+            response = self.client.messages.create(
+                model=self.model,
+                messages=turns,
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+                **kwargs,
+            )
+        except anthropic.APIStatusError as exc:
+            raise InfraError(f"{self.name}: HTTP {exc.status_code}: {exc.message}", status=exc.status_code,
+                             retryable=classify_status(exc.status_code),
+                             retry_after=retry_after_seconds(exc.response.headers)) from None  # fmt: skip
+        except (anthropic.APIConnectionError, anthropic.APITimeoutError) as exc:
+            raise InfraError(f"{self.name}: {type(exc).__name__}: {exc}") from None
+        except (
+            anthropic.APIResponseValidationError,
+            ValueError,
+        ) as exc:  # ValueError: a body that is not JSON
+            raise InfraError(f"{self.name}: malformed response: {exc}") from None
+        text = "".join(getattr(block, "text", "") for block in (response.content or []))
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=text,
+            input_tokens=getattr(usage, "input_tokens", 0) or 0,
+            output_tokens=getattr(usage, "output_tokens", 0) or 0,
+            model=self.name,
+        )

@@ -1,0 +1,62 @@
+"""`openai/<model>`: the official SDK, for OpenAI and every OpenAI-compatible server
+(vLLM, llama.cpp, Ollama) through `base_url`. The SDK's own retries are off: one owner."""
+
+from __future__ import annotations
+
+import os
+
+from capabench.models.base import Completion, Message
+from capabench.models.errors import InfraError, classify_status, retry_after_seconds
+
+
+class OpenAIModel:
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 120.0, temperature: float = 0.0, max_tokens: int = 2048) -> None:  # fmt: skip
+        import openai
+
+        self.model = model
+        self.name = f"openai/{model}"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        key = api_key or os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
+        if key is None:
+            raise ValueError(
+                "openai models need OPENAI_API_KEY (or --api-key), or a --base-url of a local server"
+            )
+        self._openai = openai
+        self.client = openai.OpenAI(
+            base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0
+        )
+        self.endpoint = base_url or "https://api.openai.com"
+
+    def complete(self, messages: list[Message]) -> Completion:
+        openai = self._openai
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model,
+                messages=[m.model_dump() for m in messages],
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+            )
+        except openai.APIStatusError as exc:
+            raise InfraError(f"{self.name}: HTTP {exc.status_code}: {exc.message}", status=exc.status_code,
+                             retryable=classify_status(exc.status_code),
+                             retry_after=retry_after_seconds(exc.response.headers)) from None  # fmt: skip
+        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+            raise InfraError(f"{self.name}: {type(exc).__name__}: {exc}") from None
+        except (
+            openai.APIResponseValidationError,
+            ValueError,
+        ) as exc:  # ValueError: a body that is not JSON
+            raise InfraError(f"{self.name}: malformed response: {exc}") from None
+        try:
+            text = response.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            raise InfraError(f"{self.name}: malformed response: no choices") from None
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=text,
+            input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            model=self.name,
+        )

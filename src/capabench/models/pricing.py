@@ -1,0 +1,43 @@
+"""Token prices, USD per million tokens (input, output). Longest matching prefix wins;
+extend or override with a JSON file of the same shape (`capabench run --prices FILE`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+# Published list prices when this table was written; check your provider's before you trust a cost.
+PRICES: dict[str, tuple[float, float]] = {
+    "openai/gpt-4o-mini": (0.15, 0.60),
+    "openai/gpt-4o": (2.50, 10.00),
+    "openai/gpt-4.1-mini": (0.40, 1.60),
+    "openai/gpt-4.1": (2.00, 8.00),
+    "anthropic/claude-3-5-haiku": (0.80, 4.00),
+    "anthropic/claude-3-5-sonnet": (3.00, 15.00),
+    "local": (0.0, 0.0),
+    "baseline": (0.0, 0.0),
+    "scripted": (0.0, 0.0),
+}
+
+
+def load_prices(path: str | Path | None) -> dict[str, tuple[float, float]]:
+    prices = dict(PRICES)
+    if path:
+        for name, pair in json.loads(Path(path).read_text()).items():
+            prices[name] = (float(pair[0]), float(pair[1]))
+    return prices
+
+
+def cost(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    prices: dict[str, tuple[float, float]] | None = None,
+) -> float | None:
+    """Dollars, or None when no price is known for the model."""
+    table = prices or PRICES
+    matches = [name for name in table if model == name or model.startswith(name)]
+    if not matches:
+        return None
+    price_in, price_out = table[max(matches, key=len)]
+    return (input_tokens * price_in + output_tokens * price_out) / 1_000_000

@@ -1,0 +1,88 @@
+"""A small OpenAI-compatible server on 127.0.0.1 for tests: scripted answers, and faults
+injected in order (429 with Retry-After, 500, a timeout, a dropped connection, a
+malformed body, latency)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeOpenAI:
+    def __init__(self, answer: Callable[[list[dict]], str], *, latency_s: float = 0.0) -> None:
+        self.answer = answer
+        self.latency_s = latency_s
+        self.faults: deque[str] = deque()
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.requests.append(body)
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    return self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    fault = server.faults.popleft() if server.faults else None
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                if fault == "429":
+                    return self._send(
+                        429, {"error": {"message": "slow down"}}, {"Retry-After": "2"}
+                    )
+                if fault == "500":
+                    return self._send(500, {"error": {"message": "boom"}})
+                if fault == "timeout":
+                    time.sleep(3)
+                    return None
+                if fault == "drop":
+                    self.close_connection = True
+                    self.connection.close()
+                    return None
+                if fault == "malformed":
+                    return self._raw(200, b"{not json")
+                text = server.answer(body["messages"])
+                words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+                return self._send(200, {
+                    "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": words, "completion_tokens": len(text.split()), "total_tokens": words + len(text.split())},
+                })  # fmt: skip
+
+            def _send(self, status, payload, headers=None):
+                self._raw(status, json.dumps(payload).encode(), headers)
+
+            def _raw(self, status, data, headers=None):
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

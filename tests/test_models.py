@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from capabench.models import InfraError, Message, ModelOptions, make_model
+from capabench.models.cache import ResponseCache, request_key
+from capabench.models.errors import retry_after_seconds
+from capabench.models.pricing import cost
+from capabench.models.retry import RetryPolicy
+from fake_openai import FakeOpenAI
+
+HELLO = [Message(role="system", content="be brief"), Message(role="user", content="say hi")]
+
+
+def _options(server, sleeps, **kw):
+    policy = RetryPolicy(attempts=4, base_s=0.01, cap_s=0.05, sleep=sleeps.append)
+    return ModelOptions(base_url=server.base_url, timeout_s=1.0, retry=policy, **kw)
+
+
+def test_openai_client_against_a_local_server():
+    with FakeOpenAI(lambda messages: f"hi ({len(messages)} messages)") as server:
+        model = make_model("openai/fake-model", _options(server, []))
+        completion = model.complete(HELLO)
+    assert completion.text == "hi (2 messages)"
+    assert (
+        completion.input_tokens == 4
+        and completion.output_tokens == 3
+        and completion.model == "openai/fake-model"
+    )
+    assert (
+        server.requests[0]["model"] == "fake-model"
+        and server.requests[0]["messages"][0]["role"] == "system"
+    )
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "timeout", "drop", "malformed"])
+def test_infrastructure_faults_are_retried(fault):
+    sleeps: list[float] = []
+    with FakeOpenAI(lambda m: "ok") as server:
+        server.faults.extend([fault, fault])
+        completion = make_model("openai/m", _options(server, sleeps)).complete(HELLO)
+    assert completion.text == "ok"
+    assert len(sleeps) == 2 and len(server.requests) == 3
+    if fault == "429":
+        assert all(s >= 2.0 for s in sleeps)  # Retry-After: 2 beats the tiny backoff
+
+
+def test_persistent_faults_end_as_infrastructure_errors():
+    with FakeOpenAI(lambda m: "ok") as server:
+        server.faults.extend(["500"] * 10)
+        with pytest.raises(InfraError, match="HTTP 500") as info:
+            make_model("openai/m", _options(server, [])).complete(HELLO)
+    assert info.value.status == 500 and len(server.requests) == 4
+
+
+def test_client_errors_are_not_retried():
+    with FakeOpenAI(lambda m: "ok") as server:
+        model = make_model(
+            "openai/m", ModelOptions(base_url=server.base_url + "/nope", timeout_s=1.0)
+        )
+        with pytest.raises(InfraError) as info:
+            model.complete(HELLO)
+    assert info.value.retryable is False and info.value.status == 404 and len(server.requests) == 1
+
+
+def test_cache_answers_the_same_request_once(tmp_path):
+    with FakeOpenAI(lambda m: "cached answer") as server:
+        options = _options(server, [], cache=str(tmp_path / "cache.sqlite"))
+        first = make_model("openai/m", options).complete(HELLO)
+        second = make_model("openai/m", options).complete(HELLO)
+        other = make_model("openai/m", options).complete(
+            [Message(role="user", content="different")]
+        )
+    assert len(server.requests) == 2
+    assert first.text == second.text == "cached answer" and second.cached and not first.cached
+    assert other.text == "cached answer" and not other.cached
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    assert (
+        cache.get(request_key("openai/m", HELLO, {"temperature": 0.0, "max_tokens": 2048}))
+        is not None
+    )
+
+
+def test_concurrency_is_limited_per_endpoint():
+    active, peak = [0], [0]
+    lock = threading.Lock()
+
+    def answer(messages):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        import time
+
+        time.sleep(0.05)
+        with lock:
+            active[0] -= 1
+        return "ok"
+
+    with FakeOpenAI(answer) as server:
+        model = make_model("openai/m", ModelOptions(base_url=server.base_url, concurrency=3))
+        threads = [threading.Thread(target=model.complete, args=(HELLO,)) for _ in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert peak[0] == 3
+
+
+def test_retry_after_parsing_and_prices():
+    assert retry_after_seconds({"retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
+    assert retry_after_seconds({}) is None
+    assert cost("openai/gpt-4o-mini-2024", 1_000_000, 1_000_000) == pytest.approx(0.75)
+    assert cost("baseline/oracle", 10, 10) == 0.0 and cost("mystery/model", 1, 1) is None
+
+
+def test_unknown_and_incomplete_specs():
+    with pytest.raises(ValueError, match="unknown model"):
+        make_model("gemini/x")
+    with pytest.raises(ValueError, match="name the model"):
+        make_model("openai")
