@@ -31,9 +31,9 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
                     server.requests.append(body)
+                    fault = server.faults.popleft() if server.faults else None
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    fault = server.faults.popleft() if server.faults else None
                 if server.latency_s:
                     time.sleep(server.latency_s)
                 if fault == "429":
