@@ -221,3 +221,36 @@ class Manifest(Record):
     excluded_tasks: dict[str, str] = Field(description="task id -> why it can't carry conventions")
     files: dict[str, str] = Field(description="file name -> sha256")
     content_hash: str
+
+
+class SessionRun(Record):
+    """One held-out session played under one condition: the unit a run appends."""
+
+    key: str = Field(description="session|condition|epoch")
+    session_id: str
+    condition: str
+    epoch: int = 0
+    model: str
+    status: Literal["completed", "infra_error"]
+    error: str = ""
+    solved_turn: int | None = None
+    turns: tuple[Turn, ...] = ()
+    asks: int = Field(default=0, description="assistant turns that asked a question")
+    submissions: int = 0
+    needless_asks: int = Field(
+        default=0, description="asks about conventions the given history already showed"
+    )
+    first_move: Literal["ask", "submit", "both", "neither"] = "neither"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    history_tokens: int = 0
+    cell: int
+    profile_id: str
+    mechanisms: tuple[Mechanism, Mechanism]
+    task_id: str
+    duration_s: float = 0.0
+
+    @property
+    def solved(self) -> bool:
+        return self.solved_turn is not None

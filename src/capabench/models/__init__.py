@@ -2,6 +2,7 @@
 `anthropic/<model>`, `local[/<path.gguf>]`, `scripted:FILE.json`, and the reference
 policies `baseline/...` (which the evaluation builds per session)."""
 
+from capabench.models import local as _local  # noqa: F401  (registers local)
 from capabench.models import remote as _remote  # noqa: F401  (registers openai/ and anthropic/)
 from capabench.models.base import (
     REGISTRY,

@@ -29,9 +29,16 @@ class SessionResult:
 
 
 def run_session(
-    session: Session, assistant: Assistant, user: SimulatedUser, *, budget: int = TURN_BUDGET
+    session: Session,
+    assistant: Assistant,
+    user: SimulatedUser,
+    *,
+    budget: int = TURN_BUDGET,
+    into: SessionResult | None = None,
 ) -> SessionResult:
-    result = SessionResult(turns=[Turn(role="user", text=session.request)])
+    """Play a session. `into` collects the turns as they happen, so a caller keeps the
+    dialogue so far when the assistant's endpoint fails mid-session."""
+    result = into or SessionResult(turns=[Turn(role="user", text=session.request)])
     for turn in range(1, budget + 1):
         message = assistant.reply(list(result.turns))
         reply = user.respond(message)

@@ -1,0 +1,43 @@
+"""The paper's three basic conditions: no history, the user's own five resolved sessions,
+and five resolved sessions of other users of similar total length (the identity control)."""
+
+from __future__ import annotations
+
+import random
+
+from capabench.history.base import (
+    HistoryContext,
+    approx_tokens,
+    register,
+    render_history,
+    render_session,
+)
+
+
+def _history_of(bench, session):
+    return [s for s in bench.sessions if s.cell == session.cell and s.split == "history"]
+
+
+@register("none")
+def no_history(session, bench) -> HistoryContext:
+    return HistoryContext()
+
+
+@register("same-user")
+def same_user(session, bench) -> HistoryContext:
+    return render_history(_history_of(bench, session))
+
+
+@register("shuffled")
+def shuffled(session, bench) -> HistoryContext:
+    own = _history_of(bench, session)
+    target = sum(approx_tokens(render_session(s, 1)) for s in own)
+    others = [s for s in bench.sessions if s.split == "history" and s.user_id != session.user_id]
+    rng = random.Random(f"shuffled:{session.id}")
+    best, best_gap = None, None
+    for _ in range(32):  # the draw whose total length is closest to the user's own history
+        draw = rng.sample(others, len(own))
+        gap = abs(sum(approx_tokens(render_session(s, 1)) for s in draw) - target)
+        if best_gap is None or gap < best_gap:
+            best, best_gap = draw, gap
+    return render_history(best or [])

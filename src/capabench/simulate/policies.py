@@ -1,0 +1,141 @@
+"""Reference policies, `baseline/<name>`: fixed strategies that show what the benchmark
+measures. They read only what an assistant could (the request, the dialogue, the history
+context), except the oracle, which knows the hidden slots by definition."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from capabench.conventions import REGISTRY, Shape, compose
+from capabench.history import HistoryContext
+from capabench.records import Session, Turn
+
+
+@dataclass(frozen=True)
+class PolicyInput:
+    session: Session  # what the harness knows; policies other than the oracle use only public parts
+    shape: Shape
+    context: HistoryContext
+    seed: int
+
+
+def _submit(code: str) -> str:
+    return f"```python\n{code.rstrip()}\n```"
+
+
+def _statement_index() -> dict[str, tuple[str, str]]:
+    return {
+        alt.statement: (family.id, alt.id)
+        for family in REGISTRY.values()
+        for alt in family.alternatives
+    }
+
+
+def conventions_in(text: str) -> dict[str, str]:
+    """The (family -> alternative) pairs whose statements a text contains: what a careful
+    reader learns from a user's answers."""
+    return {
+        family: alt for statement, (family, alt) in _statement_index().items() if statement in text
+    }
+
+
+def _cued(request: str) -> list[str]:
+    """Families whose cue phrases the request contains."""
+    lowered = request.lower()
+    return [f.id for f in REGISTRY.values() if any(c and c.lower() in lowered for c in f.cues)]
+
+
+def _asked_answers(turns: list[Turn]) -> dict[str, str]:
+    return conventions_in("\n".join(t.text for t in turns if t.role == "user"))
+
+
+class Oracle:
+    def __init__(self, given: PolicyInput) -> None:
+        self.given = given
+
+    def reply(self, turns: list[Turn]) -> str:
+        return _submit(self.given.session.reference)
+
+
+class Asker:
+    """Asks about every convention family there is, then submits what the answers say."""
+
+    def __init__(self, given: PolicyInput) -> None:
+        self.given = given
+
+    def reply(self, turns: list[Turn]) -> str:
+        if not any(t.role == "assistant" for t in turns):
+            return "Before I start:\n" + "\n".join(f"- {f.question}" for f in REGISTRY.values())
+        learned = _asked_answers(turns)
+        return _submit(compose(self.given.shape, learned).code)
+
+
+class Guesser:
+    """Never asks: submits a random combination of alternatives for the cued families and the
+    habitual ones, a new combination after each failure."""
+
+    def __init__(self, given: PolicyInput) -> None:
+        rng = random.Random(f"guesser:{given.seed}:{given.session.id}")
+        families = sorted(
+            {s.family for s in given.session.slots}
+        )  # the shape of the guess, not its content
+        options = [[(f, a.id) for a in REGISTRY[f].alternatives] for f in families]
+        self.combos = [dict(c) for c in itertools.product(*options)]
+        rng.shuffle(self.combos)
+        self.given = given
+
+    def reply(self, turns: list[Turn]) -> str:
+        tried = sum(t.role == "assistant" for t in turns)
+        guess = self.combos[tried % len(self.combos)]
+        return _submit(compose(self.given.shape, guess).code)
+
+
+class HistoryReader:
+    """Learns conventions from the statements in the history it is given and submits at once;
+    asks first only about cued families the history doesn't settle. After a failure it
+    stops trusting the history: it asks about everything and goes by the answers."""
+
+    def __init__(self, given: PolicyInput) -> None:
+        self.given = given
+        self.known = conventions_in(given.context.text)
+
+    def reply(self, turns: list[Turn]) -> str:
+        mine = [t for t in turns if t.role == "assistant"]
+        answers = _asked_answers(turns)
+        failed = any(t.verdict not in (None, "passed") for t in mine)
+        asked_all = any(t.text.startswith(_ASK_ALL) for t in mine)
+        if failed and not asked_all:
+            return _ASK_ALL + "\n" + "\n".join(f"- {f.question}" for f in REGISTRY.values())
+        if not mine:
+            unsettled = [f for f in _cued(self.given.session.request) if f not in self.known]
+            if unsettled:
+                return "Before I start:\n" + "\n".join(
+                    f"- {REGISTRY[f].question}" for f in unsettled
+                )
+        learned = answers if asked_all else {**self.known, **answers}
+        applicable = {f: a for f, a in learned.items() if REGISTRY[f].applies(self.given.shape)}
+        return _submit(compose(self.given.shape, applicable).code)
+
+
+_ASK_ALL = "That didn't fit your setup. Let me check everything:"
+
+
+POLICIES: dict[str, Callable[[PolicyInput], object]] = {
+    "oracle": Oracle,
+    "asker": Asker,
+    "guesser": Guesser,
+    "history-reader": HistoryReader,
+}
+
+
+def policy(spec: str) -> Callable[[PolicyInput], object]:
+    name = re.sub(r"^baseline[/:]", "", spec)
+    if name not in POLICIES:
+        raise ValueError(
+            f"unknown baseline {spec!r}; known: {', '.join('baseline/' + n for n in POLICIES)}"
+        )
+    return POLICIES[name]
