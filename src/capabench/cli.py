@@ -320,5 +320,126 @@ def inspect_cmd(
         )
 
 
+_MAIN_COLUMNS = {
+    "model": "model", "ES none": "ES", "FT-ES none": "FT-ES", "TTC none": "TTC",
+    "ES same-user": "ES", "FT-ES same-user": "FT-ES", "TTC same-user": "TTC",
+    "ES gain": "ΔES", "FT-ES gain": "ΔFT-ES", "TTC gain": "ΔTTC",
+}  # fmt: skip
+_CONDITION_COLUMNS = {
+    "model": "model", "condition": "condition", "n": "n", "ES": "ES", "FT-ES": "FT-ES", "TTC": "TTC",
+    "ask rate": "ask%", "needless-ask rate": "needless%", "tokens/session": "tok/sess", "infra errors": "infra",
+}  # fmt: skip
+
+
+def _print_rows(title: str, rows: list[dict], columns: dict[str, str], caption: str = "") -> None:
+    """A readable terminal table: the key columns; the files carry everything."""
+    out = Console(width=max(Console().width, 140))  # wide tables stay whole in logs and pipes
+    if not rows:
+        out.print(f"{title}: nothing to show")
+        return
+    table = Table(*columns.values(), title=title, caption=caption or None)
+    for row in rows:
+        table.add_row(*("" if row.get(k) is None else str(row[k]) for k in columns))
+    out.print(table)
+
+
+def _print_run_tables(runs) -> None:
+    from capabench.report.tables import condition_rows, main_table_rows
+
+    note = (
+        "columns 2-4: no history; 5-7: same-user history; 8-10: gain. ES, FT-ES in %, TTC in turns"
+    )
+    _print_rows("Table 1 layout", main_table_rows(runs), _MAIN_COLUMNS, note)
+    _print_rows("all conditions", condition_rows(runs), _CONDITION_COLUMNS)
+
+
+@app.command("run")
+def run_cmd(
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model", help="openai/<m>, anthropic/<m>, local[/<gguf>], baseline/<policy>"
+        ),
+    ],
+    conditions: Annotated[
+        str, typer.Option("--conditions", help="comma-separated")
+    ] = "none,same-user",
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="held-out sessions (an even spread)")
+    ] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+    epochs: Annotated[int, typer.Option("--epochs", min=1)] = 1,
+    run_dir: Annotated[
+        Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")
+    ] = None,
+    user_model: Annotated[
+        str | None, typer.Option("--user-model", help="an LLM to phrase the user's answers")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="an OpenAI-compatible server")
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option("--api-key", help="default: the provider's environment variable")
+    ] = None,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="don't reuse cached responses")
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="benchmark seed")] = 0,
+) -> None:
+    """Evaluate a model or reference policy on the held-out sessions; re-running resumes."""
+    from capabench.build.export import cache_dir, default_benchmark
+    from capabench.models import ModelOptions
+    from capabench.report import load_runs
+    from capabench.runner import RunConfig, Runner, select_sessions
+    from capabench.store import RunDirError
+
+    bar, task = _progress("preparing the benchmark", 61)
+    with bar:
+        bench = default_benchmark(seed, progress=lambda _msg: bar.advance(task))
+    options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency,
+                           cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
+    names = [c.strip() for c in conditions.split(",") if c.strip()]
+    config = RunConfig(model=model, conditions=names, limit=limit, epochs=epochs, concurrency=concurrency,
+                       seed=seed, user_model=user_model, options=options)  # fmt: skip
+    path = run_dir or Path("runs") / f"{model.replace('/', '-')}-{bench.manifest.content_hash[:8]}"
+    try:
+        runner = Runner(config, bench, path)
+        pending = len(runner.jobs())
+    except (ValueError, RunDirError) as exc:
+        raise _fail(str(exc)) from None
+    total = len(select_sessions(bench, limit)) * len(names) * epochs
+    bar, task = _progress(f"{model}: sessions", total)
+    bar.update(task, completed=total - pending)
+    try:
+        with bar:
+            runner.run(progress=lambda _r: bar.advance(task))
+    except RunDirError as exc:
+        raise _fail(str(exc)) from None
+    _print_run_tables(load_runs([path]))
+    Console().print(f"run directory: {path}")
+
+
+@app.command("report")
+def report_cmd(
+    run_dirs: Annotated[list[Path], typer.Argument(help="one or more run directories")],
+    out: Annotated[Path, typer.Option("--out", help="where to write CSV/JSON/PNG/HTML")] = Path(
+        "report"
+    ),
+) -> None:
+    """The paper's Table 1 for every model in the runs, all conditions, and report files."""
+    from capabench.report import load_runs
+    from capabench.report.render import write_report
+    from capabench.store import RunDirError
+
+    try:
+        runs = load_runs(run_dirs)
+    except RunDirError as exc:
+        raise _fail(str(exc)) from None
+    _print_run_tables(runs)
+    files = write_report(runs, out)
+    Console().print(f"wrote {', '.join(sorted(files))} to {out}")
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()

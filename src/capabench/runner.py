@@ -136,7 +136,10 @@ class Runner:
         completions = getattr(assistant, "completions", [])
         tokens_in = sum(c.input_tokens for c in completions)
         tokens_out = sum(c.output_tokens for c in completions)
-        shown = {f for s in context.sessions for t in s.trace for f in t.revealed}
+        # The history "held the answer" to a convention when a user turn in it states this
+        # user's alternative (another user's answer about the same family doesn't count).
+        said = "\n".join(t.text for h in context.sessions for t in h.trace if t.role == "user")
+        shown = {slot.family for slot in session.slots if slot.statement in said}
         mine = [t for t in transcript.turns if t.role == "assistant"]
         asks = [bool(questions(t.text)) for t in mine]
         first = "neither"

@@ -1,0 +1,111 @@
+"""Files of a report: CSV and JSON tables, PNG plots, and one self-contained HTML page."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+from pathlib import Path
+
+from capabench.report.collect import RunData
+from capabench.report.tables import condition_rows, main_table_rows, mechanism_rows
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as fh:
+        if not rows:
+            return
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _plot_png(rows: list[dict], group: str, title: str) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = sorted({r[group] for r in rows})
+    models = sorted({r["model"] for r in rows})
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    width = 0.8 / max(1, len(models))
+    for ax, metric in zip(axes, ("ES", "FT-ES", "TTC"), strict=True):
+        for i, model in enumerate(models):
+            values = [
+                next((r[metric] for r in rows if r["model"] == model and r[group] == lab), 0)
+                for lab in labels
+            ]
+            ax.bar([x + i * width for x in range(len(labels))], values, width, label=model)
+        ax.set_title(metric + (" (%)" if metric != "TTC" else " (turns)"))
+        ax.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(labels))])
+        ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _html_table(rows: list[dict]) -> str:
+    if not rows:
+        return "<p>No rows.</p>"
+    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in r.values())
+        + "</tr>"
+        for r in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+img{max-width:100%}h2{margin-top:2em}.note{color:#666;font-size:13px}"""
+
+
+def write_report(runs: list[RunData], out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "main": main_table_rows(runs),
+        "conditions": condition_rows(runs),
+        "mechanisms": mechanism_rows(runs),
+    }
+    files: dict[str, Path] = {}
+    for name, rows in tables.items():
+        _write_csv(out / f"{name}.csv", rows)
+        files[f"{name}.csv"] = out / f"{name}.csv"
+    (out / "report.json").write_text(
+        json.dumps({"runs": [str(r.path) for r in runs], **tables}, indent=2) + "\n"
+    )
+    files["report.json"] = out / "report.json"
+    images = {}
+    if tables["conditions"]:
+        images["by-condition.png"] = _plot_png(tables["conditions"], "condition", "By condition")
+    if tables["mechanisms"]:
+        images["by-mechanism.png"] = _plot_png(
+            tables["mechanisms"], "mechanism", "By mechanism (same-user, multi-label)"
+        )
+    for name, data in images.items():
+        (out / name).write_bytes(data)
+        files[name] = out / name
+    figures = "".join(
+        f'<h2>{html.escape(name[:-4].replace("-", " "))}</h2><img alt="{html.escape(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+        for name, data in images.items()
+    )
+    page = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>capabench report</title>
+<style>{_STYLE}</style></head><body><h1>capabench report</h1>
+<p class="note">Runs: {html.escape(", ".join(f"{r.model} ({r.path.name})" for r in runs))}. ES and FT-ES in %, TTC in turns (unsolved = 8).</p>
+<h2>Main table: no history vs same-user history</h2>{_html_table(tables["main"])}
+<h2>All conditions</h2>{_html_table(tables["conditions"])}
+<h2>Per mechanism (same-user)</h2>{_html_table(tables["mechanisms"])}
+{figures}</body></html>
+"""
+    (out / "report.html").write_text(page)
+    files["report.html"] = out / "report.html"
+    return files

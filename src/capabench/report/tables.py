@@ -1,0 +1,67 @@
+"""Table rows in the paper's layouts, as plain dicts (printing and files are elsewhere)."""
+
+from __future__ import annotations
+
+from capabench.metrics import paired_tests, summarize
+from capabench.report.collect import RunData
+
+ORDER = ["none", "same-user", "shuffled", "retrieval", "mem0", "amem", "gated"]
+
+
+def _pct(x: float) -> float:
+    return round(100 * x, 1)
+
+
+def main_table_rows(
+    runs: list[RunData], base: str = "none", treated: str = "same-user"
+) -> list[dict]:
+    """Table 1: per model, ES / FT-ES / TTC without history, with same-user history, and the gain."""
+    rows = []
+    for run in runs:
+        groups = run.by_condition()
+        if base not in groups or treated not in groups:
+            continue
+        a, b = summarize(groups[base]), summarize(groups[treated])
+        tests = {t.metric: t for t in paired_tests(groups[base], groups[treated])}
+        rows.append({
+            "model": run.model, "n": min(a.n, b.n),
+            f"ES {base}": _pct(a.es), f"FT-ES {base}": _pct(a.ft_es), f"TTC {base}": round(a.ttc, 3),
+            f"ES {treated}": _pct(b.es), f"FT-ES {treated}": _pct(b.ft_es), f"TTC {treated}": round(b.ttc, 3),
+            "ES gain": _pct(b.es - a.es), "FT-ES gain": _pct(b.ft_es - a.ft_es), "TTC gain": round(b.ttc - a.ttc, 3),
+            "p ES": round(tests["ES"].p_value, 4), "p FT-ES": round(tests["FT-ES"].p_value, 4), "p TTC": round(tests["TTC"].p_value, 4),
+        })  # fmt: skip
+    return rows
+
+
+def condition_rows(runs: list[RunData]) -> list[dict]:
+    """Every model x condition with all the session metrics and 95% bootstrap intervals."""
+    rows = []
+    for run in runs:
+        groups = run.by_condition()
+        for cond in sorted(groups, key=lambda c: (ORDER.index(c) if c in ORDER else len(ORDER), c)):
+            s = summarize(groups[cond])
+            rows.append({
+                "model": run.model, "condition": cond, "n": s.n, "infra errors": s.infra_errors,
+                "ES": _pct(s.es), "ES 95% CI": "–".join(f"{_pct(v)}" for v in s.ci.get("es", (0, 0))),
+                "FT-ES": _pct(s.ft_es), "FT-ES 95% CI": "–".join(f"{_pct(v)}" for v in s.ci.get("ft_es", (0, 0))),
+                "TTC": round(s.ttc, 3), "TTC 95% CI": "–".join(f"{v:.2f}" for v in s.ci.get("ttc", (0, 0))),
+                "ask rate": _pct(s.ask_rate), "questions/session": round(s.questions_per_session, 2),
+                "needless-ask rate": _pct(s.needless_ask_rate), "wrong-guess rate": _pct(s.wrong_guess_rate),
+                "tokens/session": round(s.tokens_per_session, 1),
+                "cost/session ($)": None if s.cost_per_session is None else round(s.cost_per_session, 6),
+                "history tokens/session": round(sum(r.history_tokens for r in groups[cond]) / max(1, len(groups[cond])), 1),
+            })  # fmt: skip
+    return rows
+
+
+def mechanism_rows(runs: list[RunData], cond: str = "same-user") -> list[dict]:
+    """Table 8: per mechanism (multi-label marginal)."""
+    from capabench.metrics import breakdown
+
+    rows = []
+    for run in runs:
+        group = run.by_condition().get(cond, [])
+        for label, s in breakdown(group, lambda r: [m.value for m in r.mechanisms]).items():
+            rows.append({"model": run.model, "condition": cond, "mechanism": label, "n": s.n,
+                         "ES": _pct(s.es), "FT-ES": _pct(s.ft_es), "TTC": round(s.ttc, 3)})  # fmt: skip
+    return rows
