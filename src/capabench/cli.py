@@ -443,3 +443,7 @@ def report_cmd(
 
 def main() -> None:  # pragma: no cover - console script entry
     app()
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m capabench.cli
+    main()

@@ -42,9 +42,12 @@ def _plot_png(rows: list[dict], group: str, title: str) -> bytes:
         ax.set_title(metric + (" (%)" if metric != "TTC" else " (turns)"))
         ax.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(labels))])
         ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
-    axes[0].legend(fontsize=7)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(
+        handles, names, loc="lower center", ncol=min(4, len(models)), fontsize=8, frameon=False
+    )
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)

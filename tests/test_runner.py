@@ -1,0 +1,196 @@
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from math import prod
+
+import pytest
+
+from capabench.conventions import REGISTRY
+from capabench.metrics import summarize
+from capabench.models import ModelOptions
+from capabench.models.retry import RetryPolicy
+from capabench.records import SessionRun
+from capabench.report import load_runs
+from capabench.report.render import write_report
+from capabench.runner import RunConfig, Runner, select_sessions
+from capabench.store import RunDirError, RunStore
+from fake_openai import FakeOpenAI
+
+CONDITIONS = ["none", "same-user", "shuffled"]
+
+
+def _summaries(results):
+    return {c: summarize([r for r in results if r.condition == c]) for c in CONDITIONS}
+
+
+@pytest.fixture(scope="module")
+def policy_runs(built, pool, tmp_path_factory):
+    bench, _ = built
+    out = {}
+    for name in ("oracle", "history-reader", "guesser"):
+        runner = Runner(RunConfig(model=f"baseline/{name}", conditions=CONDITIONS, concurrency=3), bench,
+                        tmp_path_factory.mktemp(name), pool=pool)  # fmt: skip
+        out[name] = _summaries(runner.run())
+    return out
+
+
+def test_oracle_is_perfect_everywhere(policy_runs):
+    for s in policy_runs["oracle"].values():
+        assert (s.n, s.es, s.ft_es, s.ttc) == (300, 1.0, 1.0, 1.0)
+
+
+def test_history_reader_needs_the_users_own_history(policy_runs):
+    s = policy_runs["history-reader"]
+    assert s["same-user"].ft_es >= 0.95
+    assert s["none"].ft_es <= 0.2 and s["shuffled"].ft_es <= 0.2
+    assert s["same-user"].ttc < s["none"].ttc and s["same-user"].ttc < s["shuffled"].ttc
+    assert s["same-user"].needless_ask_rate == 0.0
+
+
+def test_guesser_is_at_chance_without_history(policy_runs, built):
+    bench, _ = built
+    heldout = [x for x in bench.sessions if x.split == "heldout"]
+    chance = sum(
+        1 / prod(len(REGISTRY[s.family].alternatives) for s in x.slots) for x in heldout
+    ) / len(heldout)
+    assert abs(policy_runs["guesser"]["none"].ft_es - chance) < 0.06
+    assert policy_runs["guesser"]["none"].ask_rate == 0.0
+
+
+def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
+    bench, _ = built
+    sessions = select_sessions(bench, 6)
+    by_request = {s.request: s for s in sessions}
+    doomed = sessions[0].request
+
+    def answer(messages):
+        request = next(m["content"] for m in messages if m["role"] == "user")
+        return f"```python\n{by_request[request].reference}```"
+
+    with FakeOpenAI(answer) as server:
+        # Every kind of fault, in order, on the first requests; and one session whose every
+        # request fails however often it is retried.
+        server.faults.extend(["429", "500", "drop", "malformed", "timeout", "500"])
+        fail_always = {"on": True}
+        options = ModelOptions(base_url=server.base_url, timeout_s=1.0, concurrency=4,
+                               retry=RetryPolicy(attempts=4, base_s=0.01, cap_s=0.02, sleep=lambda s: None))  # fmt: skip
+        config = RunConfig(
+            model="openai/fake",
+            conditions=["none", "same-user"],
+            limit=6,
+            concurrency=4,
+            options=options,
+        )
+        runner = Runner(config, bench, tmp_path / "run", pool=pool)
+        real_complete = runner.model.complete
+
+        def complete(messages):
+            if fail_always["on"] and any(m.content == doomed for m in messages):
+                from capabench.models import InfraError
+
+                raise InfraError("endpoint down for this session")
+            return real_complete(messages)
+
+        runner.model.complete = complete
+        results = runner.run()
+    assert len(results) == 12 and {r.key for r in results} == {
+        f"{s.id}|{c}|0" for s in sessions for c in ("none", "same-user")
+    }
+    errors = [r for r in results if r.status == "infra_error"]
+    assert {r.session_id for r in errors} == {sessions[0].id} and all(
+        "endpoint down" in r.error for r in errors
+    )
+    assert all(r.solved_turn == 1 for r in results if r.status == "completed")
+    # Resuming retries only the infrastructure errors.
+    fail_always["on"] = False
+    assert {r.key for r in runner.store.results() if r.status == "completed"} == {
+        r.key for r in results if r.status == "completed"
+    }
+    assert len(runner.jobs()) == 2
+
+
+def _strip(results):
+    return sorted((r.model_dump(exclude={"duration_s"}) for r in results), key=lambda d: d["key"])
+
+
+def test_kill_and_resume_matches_an_uninterrupted_run(built, tmp_path):
+    from capabench.build.export import default_benchmark_path, write_benchmark
+
+    bench, _ = built
+    env = {**os.environ, "CAPABENCH_CACHE": str(tmp_path / "cache")}
+    os.environ["CAPABENCH_CACHE"], saved = env["CAPABENCH_CACHE"], os.environ.get("CAPABENCH_CACHE")
+    try:
+        write_benchmark(bench, default_benchmark_path(0))
+    finally:
+        if saved is None:
+            os.environ.pop("CAPABENCH_CACHE")
+        else:
+            os.environ["CAPABENCH_CACHE"] = saved
+    cli = [sys.executable, "-m", "capabench.cli", "run", "--model", "baseline/history-reader",
+           "--conditions", "none,same-user,shuffled", "--limit", "40", "--concurrency", "2"]  # fmt: skip
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    subprocess.run([*cli, "--run-dir", str(whole)], env=env, check=True, capture_output=True)
+    proc = subprocess.Popen(
+        [*cli, "--run-dir", str(killed)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    results = killed / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (
+        not results.exists() or results.read_text().count("\n") < 15
+    ):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = results.read_text().count("\n")
+    assert 15 <= partial < 120
+    with results.open("ab") as fh:  # as if the kill had torn a line mid-write
+        fh.write(b'{"key": "cell00-5|none|0", "sess')
+    subprocess.run([*cli, "--run-dir", str(killed)], env=env, check=True, capture_output=True)
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert (
+        len(lines) == 120 and len({line["key"] for line in lines}) == 120
+    )  # nothing lost, nothing twice
+    assert _strip(RunStore(killed).results()) == _strip(RunStore(whole).results())
+
+
+def test_store_refuses_a_different_run_and_reports_render(built, pool, tmp_path):
+    bench, _ = built
+    config = RunConfig(
+        model="baseline/oracle", conditions=["none", "same-user"], limit=5, concurrency=2
+    )
+    Runner(config, bench, tmp_path / "run", pool=pool).run()
+    with pytest.raises(RunDirError, match="started with model='baseline/oracle'"):
+        Runner(
+            RunConfig(model="baseline/asker", conditions=["none"], limit=5),
+            bench,
+            tmp_path / "run",
+            pool=pool,
+        ).run()
+    files = write_report(load_runs([tmp_path / "run"]), tmp_path / "report")
+    assert {
+        "main.csv",
+        "conditions.csv",
+        "mechanisms.csv",
+        "report.json",
+        "report.html",
+        "by-condition.png",
+    } <= set(files)
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "baseline/oracle" in page and "data:image/png;base64," in page
+    assert (
+        "http://" not in page and "https://" not in page and "<script" not in page
+    )  # opens offline
+    assert isinstance(
+        SessionRun.model_validate_json(
+            (tmp_path / "run" / "results.jsonl").read_text().splitlines()[0]
+        ),
+        SessionRun,
+    )
