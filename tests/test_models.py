@@ -9,7 +9,7 @@ from capabench.models.cache import ResponseCache, request_key
 from capabench.models.errors import retry_after_seconds
 from capabench.models.pricing import cost
 from capabench.models.retry import RetryPolicy
-from fake_openai import FakeOpenAI
+from capabench.testing.fake_openai import FakeOpenAI
 
 HELLO = [Message(role="system", content="be brief"), Message(role="user", content="say hi")]
 

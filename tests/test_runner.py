@@ -19,7 +19,7 @@ from capabench.report import load_runs
 from capabench.report.render import write_report
 from capabench.runner import RunConfig, Runner, select_sessions
 from capabench.store import RunDirError, RunStore
-from fake_openai import FakeOpenAI
+from capabench.testing.fake_openai import FakeOpenAI
 
 CONDITIONS = ["none", "same-user", "shuffled"]
 

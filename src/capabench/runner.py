@@ -6,7 +6,7 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,11 +106,16 @@ class Runner:
         jobs = self.jobs()
         if self.baseline and jobs:
             self._shapes, _ = spy_tasks(load_humaneval(), self.pool)
-        with ThreadPoolExecutor(max(1, self.config.concurrency)) as ex:
-            for result in ex.map(lambda job: self.play(*job), jobs):
-                self.store.append(result)
-                if progress:
-                    progress(result)
+        try:
+            with ThreadPoolExecutor(max(1, self.config.concurrency)) as ex:
+                futures = [ex.submit(self.play, *job) for job in jobs]
+                for future in as_completed(futures):  # stored the moment it finishes, in any order
+                    result = future.result()
+                    self.store.append(result)
+                    if progress:
+                        progress(result)
+        finally:
+            self.store.close()
         return self.store.results()
 
     def play(self, session: Session, cond: str, epoch: int) -> SessionRun:

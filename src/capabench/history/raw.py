@@ -28,16 +28,27 @@ def same_user(session, bench) -> HistoryContext:
     return render_history(_history_of(bench, session))
 
 
+_lengths: dict[str, int] = {}
+
+
+def _length(session) -> int:
+    """Approximate tokens of a rendered history session (memoized: sessions are immutable)."""
+    key = f"{session.id}:{hash(session.trace)}"
+    if key not in _lengths:
+        _lengths[key] = approx_tokens(render_session(session, 1))
+    return _lengths[key]
+
+
 @register("shuffled")
 def shuffled(session, bench) -> HistoryContext:
     own = _history_of(bench, session)
-    target = sum(approx_tokens(render_session(s, 1)) for s in own)
+    target = sum(_length(s) for s in own)
     others = [s for s in bench.sessions if s.split == "history" and s.user_id != session.user_id]
     rng = random.Random(f"shuffled:{session.id}")
     best, best_gap = None, None
     for _ in range(32):  # the draw whose total length is closest to the user's own history
         draw = rng.sample(others, len(own))
-        gap = abs(sum(approx_tokens(render_session(s, 1)) for s in draw) - target)
+        gap = abs(sum(_length(s) for s in draw) - target)
         if best_gap is None or gap < best_gap:
             best, best_gap = draw, gap
     return render_history(best or [])

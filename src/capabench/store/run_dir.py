@@ -23,6 +23,7 @@ class RunStore:
         self.path = Path(path)
         self.results_path = self.path / "results.jsonl"
         self._lock = threading.Lock()
+        self._fd: int | None = None
 
     @property
     def manifest_path(self) -> Path:
@@ -69,12 +70,16 @@ class RunStore:
     def append(self, result: SessionRun) -> None:
         line = (result.model_dump_json() + "\n").encode()
         with self._lock:
-            fd = os.open(self.results_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            if self._fd is None:
+                self._fd = os.open(self.results_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.write(self._fd, line)
+            os.fsync(self._fd)  # on disk before the next session counts as done
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
     def results(self) -> list[SessionRun]:
         """The newest result per key; a line torn by a crash is ignored."""

@@ -73,7 +73,23 @@ class _AssertRewriter(ast.NodeTransformer):
             args=[left, right, ast.Constant(node.lineno), ast.Constant(got_side)],
             keywords=[],
         )
-        return ast.copy_location(ast.Expr(call), node)
+        return ast.fix_missing_locations(ast.copy_location(ast.Expr(call), node))
+
+    def visit_stmt(self, node):
+        """Asserts are statements: descend through statements only, never into the big
+        expressions (literal case tables) that generated tests carry."""
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                setattr(node, field, [self.visit(child) for child in block])
+        return node
+
+    visit_Module = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_stmt
+    visit_If = visit_For = visit_AsyncFor = visit_While = visit_With = visit_AsyncWith = visit_stmt
+    visit_Try = visit_TryStar = visit_ExceptHandler = visit_Match = visit_match_case = visit_stmt
+
+    def generic_visit(self, node):
+        return node  # any other node holds no assert statement
 
 
 def compile_tests(source):
@@ -83,11 +99,10 @@ def compile_tests(source):
     if not any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body):
         raise ValueError("the tests define no top-level check(candidate)")
     names = {"candidate"}
-    for node in ast.walk(tree):
+    for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "check" and node.args.args:
             names.add(node.args.args[0].arg)
-    tree = ast.fix_missing_locations(_AssertRewriter(names).visit(tree))
-    return compile(tree, "tests.py", "exec")
+    return compile(_AssertRewriter(names).visit(tree), "tests.py", "exec")
 
 
 def _only_builtin_values(value, depth=0):

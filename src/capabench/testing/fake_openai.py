@@ -5,6 +5,7 @@ malformed body, latency)."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -26,6 +27,12 @@ class FakeOpenAI:
 
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def setup(self):
+                super().setup()
+                # Headers and body go out as separate writes: without this, Nagle's algorithm
+                # and delayed ACKs add ~40 ms to every response.
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -86,3 +93,31 @@ class FakeOpenAI:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def main() -> None:
+    """`python -m capabench.testing.fake_openai --references BENCH_DIR`: serve, in a process
+    of its own, each held-out session's composed reference as the answer to its request.
+    Prints the base URL, then serves until stdin closes."""
+    import argparse
+    import sys
+
+    from capabench.build.export import load_benchmark
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--references", required=True)
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    by_request = {s.request: s.reference for s in load_benchmark(args.references).sessions}
+
+    def answer(messages):
+        request = next((m["content"] for m in messages if m["role"] == "user"), "")
+        return f"```python\n{by_request.get(request, 'pass')}```"
+
+    with FakeOpenAI(answer, latency_s=args.latency) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Test doubles that ship with capabench: a fault-injecting OpenAI-compatible server."""
