@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 from capabench.models.base import Completion, Message, ModelOptions, register
+from capabench.models.errors import InfraError
 
 EMBEDDED_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 EMBEDDED_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
@@ -81,12 +82,15 @@ class LocalModel:
 
     def complete(self, messages: list[Message]) -> Completion:
         with self._lock:
-            response = self.llm.create_chat_completion(
-                messages=[m.model_dump() for m in messages],
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-                seed=0,
-            )
+            try:
+                response = self.llm.create_chat_completion(
+                    messages=[m.model_dump() for m in messages],
+                    temperature=self.temperature,
+                    max_tokens=self.max_tokens,
+                    seed=0,
+                )
+            except ValueError as exc:  # e.g. the dialogue outgrew the context window
+                raise InfraError(f"{self.name}: {exc}", retryable=False) from None
         usage = response.get("usage", {})
         return Completion(
             text=response["choices"][0]["message"]["content"] or "",
