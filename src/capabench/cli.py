@@ -382,6 +382,9 @@ def run_cmd(
         str | None, typer.Option("--api-key", help="default: the provider's environment variable")
     ] = None,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=16, help="per assistant turn")
+    ] = 2048,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="don't reuse cached responses")
     ] = False,
@@ -397,7 +400,7 @@ def run_cmd(
     bar, task = _progress("preparing the benchmark", 61)
     with bar:
         bench = default_benchmark(seed, progress=lambda _msg: bar.advance(task))
-    options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency,
+    options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency, max_tokens=max_tokens,
                            cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     config = RunConfig(model=model, conditions=names, limit=limit, epochs=epochs, concurrency=concurrency,

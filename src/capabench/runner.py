@@ -87,7 +87,7 @@ class Runner:
             "user_model": c.user_model, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
             "benchmark_seed": self.bench.manifest.seed, "capabench_version": capabench.__version__,
             "python": platform.python_version(), "judge_isolation": self.pool.isolation,
-            "base_url": c.options.base_url, "temperature": c.options.temperature,
+            "base_url": c.options.base_url, "temperature": c.options.temperature, "max_tokens": c.options.max_tokens,
         }  # fmt: skip
 
     def jobs(self) -> list[tuple[Session, str, int]]:

@@ -113,6 +113,6 @@ def _local(path: str, options: ModelOptions) -> LocalModel:
     with _loaded_lock:  # loading weights is slow: one instance per file and settings
         if key not in _loaded:
             _loaded[key] = LocalModel(
-                gguf, temperature=options.temperature, max_tokens=min(options.max_tokens, 1024)
+                gguf, temperature=options.temperature, max_tokens=options.max_tokens
             )
         return _loaded[key]
