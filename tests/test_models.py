@@ -121,3 +121,27 @@ def test_unknown_and_incomplete_specs():
         make_model("gemini/x")
     with pytest.raises(ValueError, match="name the model"):
         make_model("openai")
+
+
+@pytest.mark.parametrize("fault", [None, "429", "500", "malformed"])
+def test_anthropic_client_against_a_local_server(fault):
+    sleeps: list[float] = []
+    with FakeOpenAI(lambda messages: f"{messages[0]['role']}: {messages[0]['content']}") as server:
+        if fault:
+            server.faults.append(fault)
+        options = ModelOptions(base_url=server.base_url.removesuffix("/v1"), timeout_s=2.0,
+                               retry=RetryPolicy(attempts=3, base_s=0.01, cap_s=0.02, sleep=sleeps.append))  # fmt: skip
+        completion = make_model("anthropic/fake-claude", options).complete(HELLO)
+    assert completion.text == "system: be brief" and completion.model == "anthropic/fake-claude"
+    assert completion.input_tokens == 4 and len(sleeps) == (1 if fault else 0)
+    assert server.requests[-1]["system"] == "be brief" and server.requests[-1]["messages"] == [
+        {"role": "user", "content": "say hi"}
+    ]
+
+
+def test_anthropic_requests_carry_the_temperature():
+    with FakeOpenAI(lambda messages: "ok") as server:
+        make_model(
+            "anthropic/c", ModelOptions(base_url=server.base_url.removesuffix("/v1"))
+        ).complete(HELLO)
+    assert server.requests[0]["temperature"] == 0.0

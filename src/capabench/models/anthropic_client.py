@@ -30,14 +30,13 @@ class AnthropicModel:
         anthropic = self._anthropic
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
-        kwargs = {"system": system} if system else {}
+        kwargs: dict = {"system": system} if system else {}
+        # Recent SDKs dropped sampling arguments from `create`'s signature; the request body
+        # still carries them (the API's own default temperature is 1, not the harness's 0).
+        kwargs["extra_body"] = {"temperature": self.temperature}
         try:
             response = self.client.messages.create(
-                model=self.model,
-                messages=turns,
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
-                **kwargs,
+                model=self.model, messages=turns, max_tokens=self.max_tokens, **kwargs
             )
         except anthropic.APIStatusError as exc:
             raise InfraError(f"{self.name}: HTTP {exc.status_code}: {exc.message}", status=exc.status_code,

@@ -1,4 +1,4 @@
-"""A small OpenAI-compatible server on 127.0.0.1 for tests: scripted answers, and faults
+"""A small OpenAI-compatible (and Anthropic-compatible, /v1/messages) server on 127.0.0.1 for tests: scripted answers, and faults
 injected in order (429 with Retry-After, 500, a timeout, a dropped connection, a
 malformed body, latency)."""
 
@@ -39,7 +39,8 @@ class FakeOpenAI:
                 with server.lock:
                     server.requests.append(body)
                     fault = server.faults.popleft() if server.faults else None
-                if self.path.rstrip("/") != "/v1/chat/completions":
+                route = self.path.rstrip("/")
+                if route not in ("/v1/chat/completions", "/v1/messages"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
                 if server.latency_s:
                     time.sleep(server.latency_s)
@@ -58,8 +59,19 @@ class FakeOpenAI:
                     return None
                 if fault == "malformed":
                     return self._raw(200, b"{not json")
-                text = server.answer(body["messages"])
-                words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+                messages = body["messages"]
+                if route == "/v1/messages" and body.get(
+                    "system"
+                ):  # Anthropic's shape: system apart
+                    messages = [{"role": "system", "content": body["system"]}, *messages]
+                text = server.answer(messages)
+                words = sum(len(str(m.get("content", "")).split()) for m in messages)
+                if route == "/v1/messages":
+                    return self._send(200, {
+                        "id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
+                        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+                        "usage": {"input_tokens": words, "output_tokens": len(text.split())},
+                    })  # fmt: skip
                 return self._send(200, {
                     "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body["model"],
                     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
