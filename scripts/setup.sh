@@ -15,6 +15,11 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# The test suite opens the HTML report in headless Chromium.
+if [[ " $* " == *" test "* ]] && ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || echo "warning: chromium not installed; the HTML check will be skipped" >&2
+fi
+
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv

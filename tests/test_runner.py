@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -194,3 +195,33 @@ def test_store_refuses_a_different_run_and_reports_render(built, pool, tmp_path)
         ),
         SessionRun,
     )
+
+
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="needs chromium (scripts/setup.sh test installs it)"
+)
+def test_html_report_renders_in_headless_chromium(built, pool, tmp_path):
+    bench, _ = built
+    Runner(RunConfig(model="baseline/history-reader", conditions=["none", "same-user"], limit=6), bench,
+           tmp_path / "run", pool=pool).run()  # fmt: skip
+    write_report(load_runs([tmp_path / "run"]), tmp_path / "report")
+    page = (tmp_path / "report" / "report.html").resolve().as_uri()
+    browser = [
+        "chromium",
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+    dom = subprocess.run(
+        [*browser, "--dump-dom", page], capture_output=True, text=True, timeout=120
+    ).stdout
+    assert "Main table: no history vs same-user history" in dom and dom.count("<img") == 2
+    assert "baseline/history-reader" in dom and "<td>100.0</td>" in dom
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [*browser, f"--screenshot={shot}", "--window-size=1200,1600", page],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.stat().st_size > 20_000  # a rendered page with tables and plots, not a blank one
