@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from capabench.models.base import Completion, Message
-from capabench.models.errors import InfraError, classify_status, retry_after_seconds
+from capabench.models.errors import sdk_errors
 
 
 class AnthropicModel:
@@ -34,21 +34,10 @@ class AnthropicModel:
         # Recent SDKs dropped sampling arguments from `create`'s signature; the request body
         # still carries them (the API's own default temperature is 1, not the harness's 0).
         kwargs["extra_body"] = {"temperature": self.temperature}
-        try:
+        with sdk_errors(anthropic, self.name):
             response = self.client.messages.create(
                 model=self.model, messages=turns, max_tokens=self.max_tokens, **kwargs
             )
-        except anthropic.APIStatusError as exc:
-            raise InfraError(f"{self.name}: HTTP {exc.status_code}: {exc.message}", status=exc.status_code,
-                             retryable=classify_status(exc.status_code),
-                             retry_after=retry_after_seconds(exc.response.headers)) from None  # fmt: skip
-        except (anthropic.APIConnectionError, anthropic.APITimeoutError) as exc:
-            raise InfraError(f"{self.name}: {type(exc).__name__}: {exc}") from None
-        except (
-            anthropic.APIResponseValidationError,
-            ValueError,
-        ) as exc:  # ValueError: a body that is not JSON
-            raise InfraError(f"{self.name}: malformed response: {exc}") from None
         text = "".join(getattr(block, "text", "") for block in (response.content or []))
         usage = getattr(response, "usage", None)
         return Completion(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import UTC
 
 
@@ -43,3 +44,23 @@ def retry_after_seconds(headers) -> float | None:
 def classify_status(status: int) -> bool:
     """Is an HTTP status worth retrying? 408, 409, 429 and 5xx are; other 4xx are the request's fault."""
     return status in (408, 409, 429) or status >= 500
+
+
+@contextmanager
+def sdk_errors(sdk, name: str):
+    """Translate the official SDKs' errors (openai and anthropic share their shape) into
+    InfraError: HTTP statuses by `classify_status`, connection trouble and bodies that are
+    not JSON always retryable."""
+    try:
+        yield
+    except sdk.APIStatusError as exc:
+        raise InfraError(f"{name}: HTTP {exc.status_code}: {exc.message}", status=exc.status_code,
+                         retryable=classify_status(exc.status_code),
+                         retry_after=retry_after_seconds(exc.response.headers)) from None  # fmt: skip
+    except (sdk.APIConnectionError, sdk.APITimeoutError) as exc:
+        raise InfraError(f"{name}: {type(exc).__name__}: {exc}") from None
+    except (
+        sdk.APIResponseValidationError,
+        ValueError,
+    ) as exc:  # ValueError: a body that is not JSON
+        raise InfraError(f"{name}: malformed response: {exc}") from None

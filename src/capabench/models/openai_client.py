@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from capabench.models.base import Completion, Message
-from capabench.models.errors import InfraError, classify_status, retry_after_seconds
+from capabench.models.errors import InfraError, sdk_errors
 
 
 class OpenAIModel:
@@ -30,25 +30,13 @@ class OpenAIModel:
         self.endpoint = base_url or "https://api.openai.com"
 
     def complete(self, messages: list[Message]) -> Completion:
-        openai = self._openai
-        try:
+        with sdk_errors(self._openai, self.name):
             response = self.client.chat.completions.create(
                 model=self.model,
                 messages=[m.model_dump() for m in messages],
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
             )
-        except openai.APIStatusError as exc:
-            raise InfraError(f"{self.name}: HTTP {exc.status_code}: {exc.message}", status=exc.status_code,
-                             retryable=classify_status(exc.status_code),
-                             retry_after=retry_after_seconds(exc.response.headers)) from None  # fmt: skip
-        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-            raise InfraError(f"{self.name}: {type(exc).__name__}: {exc}") from None
-        except (
-            openai.APIResponseValidationError,
-            ValueError,
-        ) as exc:  # ValueError: a body that is not JSON
-            raise InfraError(f"{self.name}: malformed response: {exc}") from None
         try:
             text = response.choices[0].message.content or ""
         except (AttributeError, IndexError, TypeError):
