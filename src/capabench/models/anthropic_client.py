@@ -27,14 +27,13 @@ class AnthropicModel:
         self.endpoint = base_url or "https://api.anthropic.com"
 
     def complete(self, messages: list[Message]) -> Completion:
-        anthropic = self._anthropic
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
         kwargs: dict = {"system": system} if system else {}
         # Recent SDKs dropped sampling arguments from `create`'s signature; the request body
         # still carries them (the API's own default temperature is 1, not the harness's 0).
         kwargs["extra_body"] = {"temperature": self.temperature}
-        with sdk_errors(anthropic, self.name):
+        with sdk_errors(self._anthropic, self.name):
             response = self.client.messages.create(
                 model=self.model, messages=turns, max_tokens=self.max_tokens, **kwargs
             )
