@@ -75,14 +75,13 @@ class Asker:
 
 
 class Guesser:
-    """Never asks: submits a random combination of alternatives for the cued families and the
-    habitual ones, a new combination after each failure."""
+    """Never asks: submits a random combination of alternatives, a new one after each failure.
+    It is told which convention families the session has (not their alternatives), so its
+    first-turn success is the chance rate of the alternatives."""
 
     def __init__(self, given: PolicyInput) -> None:
         rng = random.Random(f"guesser:{given.seed}:{given.session.id}")
-        families = sorted(
-            {s.family for s in given.session.slots}
-        )  # the shape of the guess, not its content
+        families = sorted({s.family for s in given.session.slots})
         options = [[(f, a.id) for a in REGISTRY[f].alternatives] for f in families]
         self.combos = [dict(c) for c in itertools.product(*options)]
         rng.shuffle(self.combos)
