@@ -36,71 +36,32 @@ def test_make_model_resolves_specs(tmp_path):
 def test_rewrite_is_kept_only_when_it_follows_the_information_control(session):
     import random
 
-    task = next(t for t in load_humaneval() if t.id == session.task_id)
     from capabench.profiles import PROFILES_BY_ID
 
+    task = next(t for t in load_humaneval() if t.id == session.task_id)
     profile = PROFILES_BY_ID[session.profile_id]
     cues = choose_cues(session.slots, random.Random(0))
     template = render_request(task, profile, cues)
-    good = f"yo, write {task.entry_point} for me. " + " ".join(cues)
-    assert (
-        rewrite_request(
-            ScriptedModel([good]),
-            template,
-            task,
-            profile,
-            session.slots,
-            cues,
-            session.hidden_tests,
+
+    def rewrite(text, model=None):
+        model = model or ScriptedModel([text])
+        return rewrite_request(
+            model, template, task, profile, session.slots, cues, session.hidden_tests
         )
-        == good + "\n"
-    )
-    prompt = ScriptedModel([good])
-    rewrite_request(prompt, template, task, profile, session.slots, cues, session.hidden_tests)
-    sent = prompt.calls[0][0].content
+
+    good = f"yo, write {task.entry_point} for me. " + " ".join(cues)
+    recorder = ScriptedModel([good])
+    assert rewrite(good, recorder) == good + "\n"
+    sent = recorder.calls[0][
+        0
+    ].content  # the generator is told every alternative to keep quiet about
     assert all(
         alt.statement in sent for s in session.slots for alt in REGISTRY[s.family].alternatives
     )
-    leaky = good + " " + session.slots[0].statement
-    assert (
-        rewrite_request(
-            ScriptedModel([leaky]),
-            template,
-            task,
-            profile,
-            session.slots,
-            cues,
-            session.hidden_tests,
-        )
-        is None
-    )
-    nameless = "write the thing. " + " ".join(cues)
-    assert (
-        rewrite_request(
-            ScriptedModel([nameless]),
-            template,
-            task,
-            profile,
-            session.slots,
-            cues,
-            session.hidden_tests,
-        )
-        is None
-    )
+    assert rewrite(good + " " + session.slots[0].statement) is None  # leaks a statement
+    assert rewrite("write the thing. " + " ".join(cues)) is None  # drops the function
     if cues:
-        cueless = f"write {task.entry_point}."
-        assert (
-            rewrite_request(
-                ScriptedModel([cueless]),
-                template,
-                task,
-                profile,
-                session.slots,
-                cues,
-                session.hidden_tests,
-            )
-            is None
-        )
+        assert rewrite(f"write {task.entry_point}.") is None  # drops the user's cue
 
 
 def test_generator_model_rewrites_requests_and_validators_still_pass(pool):
