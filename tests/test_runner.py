@@ -175,15 +175,29 @@ def test_store_refuses_a_different_run_and_reports_render(built, pool, tmp_path)
             tmp_path / "run",
             pool=pool,
         ).run()
-    files = write_report(load_runs([tmp_path / "run"]), tmp_path / "report")
-    assert {
+    guesser = RunConfig(
+        model="baseline/guesser", conditions=["none", "same-user"], limit=5, epochs=2
+    )
+    Runner(guesser, bench, tmp_path / "guesser", pool=pool).run()
+    files = write_report(load_runs([tmp_path / "run", tmp_path / "guesser"]), tmp_path / "report")
+    expected = {
         "main.csv",
         "conditions.csv",
         "mechanisms.csv",
-        "report.json",
-        "report.html",
-        "by-condition.png",
-    } <= set(files)
+        "profiles.csv",
+        "difficulty.csv",
+        "pass_k.csv",
+    }
+    assert expected | {"report.json", "report.html", "by-condition.png"} <= set(files)
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    oracle_levels = {
+        r["difficulty"] for r in report["difficulty"] if r["model"] == "baseline/oracle"
+    }
+    assert oracle_levels == {"simple"}  # solved at turn 1 without history
+    assert {(r["condition"], r["k"]) for r in report["pass_k"]} == {
+        (c, k) for c in ("none", "same-user") for k in (1, 2)
+    }
+    assert {r["profile"] for r in report["profiles"]} <= {s.profile_id for s in bench.sessions}
     page = (tmp_path / "report" / "report.html").read_text()
     assert "baseline/oracle" in page and "data:image/png;base64," in page
     assert (

@@ -10,7 +10,14 @@ import json
 from pathlib import Path
 
 from capabench.report.collect import RunData
-from capabench.report.tables import condition_rows, main_table_rows, mechanism_rows
+from capabench.report.tables import (
+    condition_rows,
+    difficulty_rows,
+    main_table_rows,
+    mechanism_rows,
+    pass_k_rows,
+    profile_rows,
+)
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
@@ -78,6 +85,9 @@ def write_report(runs: list[RunData], out: Path) -> dict[str, Path]:
         "main": main_table_rows(runs),
         "conditions": condition_rows(runs),
         "mechanisms": mechanism_rows(runs),
+        "profiles": profile_rows(runs),
+        "difficulty": difficulty_rows(runs),
+        "pass_k": pass_k_rows(runs),
     }
     files: dict[str, Path] = {}
     for name, rows in tables.items():
@@ -107,6 +117,9 @@ def write_report(runs: list[RunData], out: Path) -> dict[str, Path]:
 <h2>Main table: no history vs same-user history</h2>{_html_table(tables["main"])}
 <h2>All conditions</h2>{_html_table(tables["conditions"])}
 <h2>Per mechanism (same-user)</h2>{_html_table(tables["mechanisms"])}
+<h2>Per difficulty (partition from the no-history results)</h2>{_html_table(tables["difficulty"])}
+<h2>Per profile</h2>{_html_table(tables["profiles"])}
+<h2>pass^k across epochs</h2>{_html_table(tables["pass_k"])}
 {figures}</body></html>
 """
     (out / "report.html").write_text(page)

@@ -65,3 +65,52 @@ def mechanism_rows(runs: list[RunData], cond: str = "same-user") -> list[dict]:
             rows.append({"model": run.model, "condition": cond, "mechanism": label, "n": s.n,
                          "ES": _pct(s.es), "FT-ES": _pct(s.ft_es), "TTC": round(s.ttc, 3)})  # fmt: skip
     return rows
+
+
+def profile_rows(runs: list[RunData]) -> list[dict]:
+    """Per user profile, every condition."""
+    from capabench.metrics import breakdown
+
+    rows = []
+    for run in runs:
+        for cond, group in sorted(run.by_condition().items()):
+            for label, s in breakdown(group, lambda r: [r.profile_id]).items():
+                rows.append({"model": run.model, "condition": cond, "profile": label, "n": s.n,
+                             "ES": _pct(s.es), "FT-ES": _pct(s.ft_es), "TTC": round(s.ttc, 3)})  # fmt: skip
+    return rows
+
+
+def difficulty_rows(runs: list[RunData], reference: str = "none") -> list[dict]:
+    """Per difficulty (Table 2), partitioned by the run's own no-history results."""
+    from capabench.metrics import breakdown, difficulty_of
+
+    rows = []
+    for run in runs:
+        groups = run.by_condition()
+        if reference not in groups:
+            continue
+        level = difficulty_of(groups[reference])
+        for cond, group in sorted(groups.items()):
+            for label, s in breakdown(
+                group, lambda r, level=level: [level[r.session_id]] if r.session_id in level else []
+            ).items():
+                rows.append({"model": run.model, "condition": cond, "difficulty": label, "n": s.n,
+                             "ES": _pct(s.es), "FT-ES": _pct(s.ft_es), "TTC": round(s.ttc, 3)})  # fmt: skip
+    return rows
+
+
+def pass_k_rows(runs: list[RunData]) -> list[dict]:
+    """pass^k over epochs, for runs with more than one."""
+    from capabench.metrics import pass_k
+
+    rows = []
+    for run in runs:
+        epochs = int(run.manifest.get("epochs", 1))
+        for cond, group in sorted(run.by_condition().items()):
+            for k in range(1, epochs + 1) if epochs > 1 else ():
+                value = pass_k(group, k)
+                if value is not None:
+                    rows.append(
+                        {"model": run.model, "condition": cond, "k": k, "pass^k": _pct(value)}
+                    )
+    return rows
