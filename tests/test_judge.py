@@ -196,3 +196,31 @@ def test_recorded_calls_are_copies_with_outcomes_and_side_channels(pool):
     assert first.stdout == "called\n" and first.logs == [("acme", "WARNING", "k=3")]
     assert first.files == {"out.txt": "3"}
     assert second.raised == "ValueError" and second.args == ([],)
+
+
+def test_ast_work_is_serialized_on_interpreters_with_the_shared_depth_counter():
+    import ast
+    import sys
+    import threading
+
+    from capabench._compat import AST_LOCK
+
+    if sys.version_info >= (3, 13):
+        assert not getattr(ast.parse, "_capabench_locked", False)
+        return
+    assert ast.parse._capabench_locked
+    entered = threading.Event()
+    finished = []
+
+    def parse():
+        entered.set()
+        finished.append(ast.parse("x = 1"))
+
+    with AST_LOCK:
+        worker = threading.Thread(target=parse)
+        worker.start()
+        entered.wait(5)
+        worker.join(0.2)
+        assert finished == []  # blocked while another thread holds the lock
+    worker.join(5)
+    assert len(finished) == 1

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from capabench._compat import AST_LOCK
 from capabench.judge.capa_inside import checker, wire
 
 log = logging.getLogger("capabench.judge")
@@ -116,7 +117,8 @@ class InvalidTests(ValueError):
 def compiled_tests(tests: str) -> bytes:
     """The checker's input: tests compiled here once, with assertion rewriting."""
     try:
-        return marshal.dumps((tests, checker.compile_tests(tests)))
+        with AST_LOCK:  # parse + rewrite + compile of an AST: see capabench._compat
+            return marshal.dumps((tests, checker.compile_tests(tests)))
     except (SyntaxError, ValueError) as exc:
         raise InvalidTests(f"unusable tests: {exc}") from None
 
