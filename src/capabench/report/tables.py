@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capabench.metrics import paired_tests, summarize
+from capabench.metrics import breakdown, difficulty_of, paired_tests, pass_k, summarize
 from capabench.report.collect import RunData
 
 ORDER = ["none", "same-user", "shuffled", "retrieval", "mem0", "amem", "gated"]
@@ -54,36 +54,49 @@ def condition_rows(runs: list[RunData]) -> list[dict]:
     return rows
 
 
+def _breakdown_rows(run: RunData, cond: str, group: list, column: str, labels) -> list[dict]:
+    """ES / FT-ES / TTC per label of one run's condition (a result may carry several labels)."""
+    return [
+        {
+            "model": run.model,
+            "condition": cond,
+            column: label,
+            "n": s.n,
+            "ES": _pct(s.es),
+            "FT-ES": _pct(s.ft_es),
+            "TTC": round(s.ttc, 3),
+        }
+        for label, s in breakdown(group, labels).items()
+    ]
+
+
 def mechanism_rows(runs: list[RunData], cond: str = "same-user") -> list[dict]:
     """Table 8: per mechanism (multi-label marginal)."""
-    from capabench.metrics import breakdown
-
-    rows = []
-    for run in runs:
-        group = run.by_condition().get(cond, [])
-        for label, s in breakdown(group, lambda r: [m.value for m in r.mechanisms]).items():
-            rows.append({"model": run.model, "condition": cond, "mechanism": label, "n": s.n,
-                         "ES": _pct(s.es), "FT-ES": _pct(s.ft_es), "TTC": round(s.ttc, 3)})  # fmt: skip
-    return rows
+    return [
+        row
+        for run in runs
+        for row in _breakdown_rows(
+            run,
+            cond,
+            run.by_condition().get(cond, []),
+            "mechanism",
+            lambda r: [m.value for m in r.mechanisms],
+        )
+    ]
 
 
 def profile_rows(runs: list[RunData]) -> list[dict]:
     """Per user profile, every condition."""
-    from capabench.metrics import breakdown
-
-    rows = []
-    for run in runs:
-        for cond, group in sorted(run.by_condition().items()):
-            for label, s in breakdown(group, lambda r: [r.profile_id]).items():
-                rows.append({"model": run.model, "condition": cond, "profile": label, "n": s.n,
-                             "ES": _pct(s.es), "FT-ES": _pct(s.ft_es), "TTC": round(s.ttc, 3)})  # fmt: skip
-    return rows
+    return [
+        row
+        for run in runs
+        for cond, group in sorted(run.by_condition().items())
+        for row in _breakdown_rows(run, cond, group, "profile", lambda r: [r.profile_id])
+    ]
 
 
 def difficulty_rows(runs: list[RunData], reference: str = "none") -> list[dict]:
     """Per difficulty (Table 2), partitioned by the run's own no-history results."""
-    from capabench.metrics import breakdown, difficulty_of
-
     rows = []
     for run in runs:
         groups = run.by_condition()
@@ -91,18 +104,13 @@ def difficulty_rows(runs: list[RunData], reference: str = "none") -> list[dict]:
             continue
         level = difficulty_of(groups[reference])
         for cond, group in sorted(groups.items()):
-            for label, s in breakdown(
-                group, lambda r, level=level: [level[r.session_id]] if r.session_id in level else []
-            ).items():
-                rows.append({"model": run.model, "condition": cond, "difficulty": label, "n": s.n,
-                             "ES": _pct(s.es), "FT-ES": _pct(s.ft_es), "TTC": round(s.ttc, 3)})  # fmt: skip
+            rows += _breakdown_rows(run, cond, group, "difficulty",
+                                    lambda r, level=level: [level[r.session_id]] if r.session_id in level else [])  # fmt: skip
     return rows
 
 
 def pass_k_rows(runs: list[RunData]) -> list[dict]:
     """pass^k over epochs, for runs with more than one."""
-    from capabench.metrics import pass_k
-
     rows = []
     for run in runs:
         epochs = int(run.manifest.get("epochs", 1))
