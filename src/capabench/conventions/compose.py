@@ -62,8 +62,8 @@ def core_code(shape: Shape) -> str:
 
 def compose(shape: Shape, choices: Mapping[str, str]) -> Composed:
     entry = shape.task.entry_point
-    name = public_name(entry, choices)
-    ctx = Context(shape, name, entry)
+    ctx = context(shape, choices)
+    name = ctx.public_name
     params = ast.unparse(entry_def(shape.task).args)
     fn = Fn(f"_{entry}", params, ", ".join(shape.params))
     imports: list[str] = []
@@ -81,7 +81,7 @@ def compose(shape: Shape, choices: Mapping[str, str]) -> Composed:
 
 
 def hidden_calls(shape: Shape, choices: Mapping[str, str]) -> list[Call]:
-    ctx = Context(shape, public_name(shape.task.entry_point, choices), shape.task.entry_point)
+    ctx = context(shape, choices)
     calls = [Call(tuple(c.args), dict(c.kwargs)) for c in shape.calls]
     for family, alt in ordered(choices):
         calls = family.adapt(alt, calls, ctx)
@@ -89,4 +89,5 @@ def hidden_calls(shape: Shape, choices: Mapping[str, str]) -> list[Call]:
 
 
 def context(shape: Shape, choices: Mapping[str, str]) -> Context:
+    """What every layer may know: the task's shape and the names it goes by."""
     return Context(shape, public_name(shape.task.entry_point, choices), shape.task.entry_point)
