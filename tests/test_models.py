@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -91,21 +92,33 @@ def test_concurrency_is_limited_per_endpoint():
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
-        import time
-
         time.sleep(0.05)
         with lock:
             active[0] -= 1
         return "ok"
 
-    with FakeOpenAI(answer) as server:
-        model = make_model("openai/m", ModelOptions(base_url=server.base_url, concurrency=3))
-        threads = [threading.Thread(target=model.complete, args=(HELLO,)) for _ in range(12)]
+    def burst(models) -> int:
+        peak[0] = 0
+        threads = [
+            threading.Thread(target=m.complete, args=(HELLO,)) for m in models for _ in range(6)
+        ]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-    assert peak[0] == 3
+        return peak[0]
+
+    with FakeOpenAI(answer) as server:
+
+        def client(concurrency: int):
+            return make_model(
+                "openai/m", ModelOptions(base_url=server.base_url, concurrency=concurrency)
+            )
+
+        # An earlier client of the same endpoint with a larger limit must not widen a later one.
+        assert burst([client(8), client(8)]) > 3
+        # Two objects, one endpoint, one limit: one shared budget.
+        assert burst([client(3), client(3)]) == 3
 
 
 def test_retry_after_parsing_and_prices():

@@ -29,16 +29,18 @@ class RetryPolicy:
         return backoff
 
 
-_limits: dict[str, threading.BoundedSemaphore] = {}
+_limits: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 _limits_lock = threading.Lock()
 
 
 def endpoint_slot(endpoint: str, concurrency: int) -> threading.BoundedSemaphore:
-    """One semaphore per endpoint, shared by every model object that talks to it."""
+    """One semaphore per endpoint and limit, shared by every model object that talks to it.
+
+    The limit is part of the key: a client asking for 3 must never inherit the 8 slots that
+    an earlier client of the same endpoint asked for.
+    """
     with _limits_lock:
-        if endpoint not in _limits:
-            _limits[endpoint] = threading.BoundedSemaphore(concurrency)
-        return _limits[endpoint]
+        return _limits.setdefault((endpoint, concurrency), threading.BoundedSemaphore(concurrency))
 
 
 class RetryingModel:
