@@ -2,12 +2,18 @@
 own, as a remote endpoint would be) with injected latency: achieved model calls per
 second over the ideal, concurrency / latency.
 
-    .venv/bin/python benchmarks/concurrency.py [--latency 0.2] [--concurrency 32] [--sessions 300]
+Each dialogue shape is measured on its own: the server asks N clarifying questions, then
+answers with the session's reference. With N = 0 every model call is followed by a judge
+run (the most CPU per call); real assistants ask and revise, so calls outnumber judge runs.
+The machine's CPU use is printed with each figure, to show what binds when it falls short.
+
+    .venv/bin/python benchmarks/concurrency.py [--latency 0.2] [--concurrency 32] [--sessions 300] [--conditions none,same-user,shuffled] [--asks 0,3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -19,45 +25,70 @@ from capabench.models import ModelOptions
 from capabench.runner import RunConfig, Runner
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--sessions", type=int, default=300)
-    parser.add_argument(
-        "--workers", type=int, default=None, help="judge workers (default: cores + 1)"
-    )
-    args = parser.parse_args()
-    pool = SandboxPool(args.workers)
-    bench = default_benchmark(0, pool=pool)
+def busy_ticks() -> tuple[int, int]:
+    """(busy, total) CPU ticks of the whole machine, from /proc/stat."""
+    fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+def measure(args, bench, pool, asks: int) -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "capabench.testing.fake_openai", "--references", str(default_benchmark_path(0)),
-         "--latency", str(args.latency)],
+         "--latency", str(args.latency), "--asks", str(asks)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     base_url = server.stdout.readline().strip()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            options = ModelOptions(base_url=base_url, concurrency=args.concurrency, timeout_s=30)
-            config = RunConfig(model="openai/fake", conditions=["none"], limit=args.sessions,
+            options = ModelOptions(
+                base_url=base_url, concurrency=args.concurrency, timeout_s=30, cache=False
+            )
+            config = RunConfig(model="openai/fake", conditions=args.conditions.split(","), limit=args.sessions,
                                concurrency=args.concurrency, options=options)  # fmt: skip
             runner = Runner(config, bench, tmp, pool=pool)
+            busy0, total0 = busy_ticks()
             start = time.perf_counter()
             results = runner.run()
             wall = time.perf_counter() - start
+            busy1, total1 = busy_ticks()
     finally:
         server.stdin.close()
         server.wait()
-        pool.close()
     calls = sum(sum(t.role == "assistant" for t in r.turns) for r in results)
+    judged = sum(sum(t.verdict is not None for t in r.turns) for r in results)
     ideal = args.concurrency / args.latency
     achieved = calls / wall
+    cpu_ms = (busy1 - busy0) / os.sysconf("SC_CLK_TCK") * 1000
+    print(f"\n{asks} question(s) before the reference: {len(results)} sessions, {calls} model calls, "
+          f"{judged} judge runs, {sum(r.solved for r in results)} solved, wall {wall:.1f} s")  # fmt: skip
     print(
-        f"sessions {len(results)}, model calls {calls}, solved {sum(r.solved for r in results)}, wall {wall:.1f} s"
+        f"  ideal {ideal:.1f} calls/s, achieved {achieved:.1f} calls/s: efficiency {achieved / ideal:.2f}"
     )
-    print(f"latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, judge workers {pool.size}: "
-          f"ideal {ideal:.1f} calls/s, achieved {achieved:.1f} calls/s")  # fmt: skip
-    print(f"efficiency: {achieved / ideal:.2f}")
+    print(f"  machine CPU busy {(busy1 - busy0) / (total1 - total0):.0%} of {os.cpu_count()} cores; "
+          f"{cpu_ms / calls:.1f} ms CPU per model call, {cpu_ms / len(results):.1f} ms per session")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--sessions", type=int, default=300)
+    parser.add_argument("--conditions", default="none,same-user,shuffled")
+    parser.add_argument("--asks", default="0,3", help="comma-separated numbers of questions")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="judge workers (default: cores + 1)"
+    )
+    args = parser.parse_args()
+    pool = SandboxPool(args.workers)
+    try:
+        bench = default_benchmark(0, pool=pool)
+        print(f"latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, "
+              f"judge workers {pool.size} ({pool.isolation})")  # fmt: skip
+        for asks in (int(x) for x in args.asks.split(",")):
+            measure(args, bench, pool, asks)
+    finally:
+        pool.close()
 
 
 if __name__ == "__main__":

@@ -239,3 +239,25 @@ def test_html_report_renders_in_headless_chromium(built, pool, tmp_path):
         timeout=120,
     )
     assert shot.stat().st_size > 20_000  # a rendered page with tables and plots, not a blank one
+
+
+def test_a_harness_bug_stops_the_run_keeping_what_finished(built, pool, tmp_path, monkeypatch):
+    bench, _ = built
+    runner = Runner(RunConfig(model="baseline/oracle", conditions=["none"], limit=40, concurrency=2),
+                    bench, tmp_path, pool=pool)  # fmt: skip
+    played, play = [], runner.play
+    bad = runner.jobs()[5][0].id
+
+    def buggy(session, cond, epoch):
+        played.append(session.id)
+        if session.id == bad:
+            raise KeyError("a bug")
+        return play(session, cond, epoch)
+
+    monkeypatch.setattr(runner, "play", buggy)
+    with pytest.raises(KeyError):
+        runner.run()
+    stored = RunStore(tmp_path).results()
+    assert bad not in {r.session_id for r in stored}
+    assert len(stored) >= 5 and {r.session_id for r in stored} <= set(played)
+    assert len(played) < 40  # the queue was dropped, not played unstored

@@ -391,8 +391,9 @@ def run_cmd(
     seed: Annotated[int, typer.Option("--seed", help="benchmark seed")] = 0,
 ) -> None:
     """Evaluate a model or reference policy on the held-out sessions; re-running resumes."""
-    from capabench.build.export import cache_dir, default_benchmark
+    from capabench.build.export import default_benchmark
     from capabench.models import ModelOptions
+    from capabench.paths import cache_dir
     from capabench.report import load_runs
     from capabench.runner import RunConfig, Runner, select_sessions
     from capabench.store import RunDirError

@@ -4,9 +4,10 @@ policy, in parallel, appending each finished session to the run directory."""
 from __future__ import annotations
 
 import platform
+import queue
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,9 +91,9 @@ class Runner:
             "base_url": c.options.base_url, "temperature": c.options.temperature, "max_tokens": c.options.max_tokens,
         }  # fmt: skip
 
-    def jobs(self) -> list[tuple[Session, str, int]]:
+    def jobs(self, done: set[str] | None = None) -> list[tuple[Session, str, int]]:
         sessions = select_sessions(self.bench, self.config.limit)
-        done = self.store.done()
+        done = self.store.done() if done is None else done
         return [
             (s, cond, epoch)
             for epoch in range(self.config.epochs)
@@ -102,21 +103,48 @@ class Runner:
         ]
 
     def run(self, progress: Callable[[SessionRun], None] | None = None) -> list[SessionRun]:
+        """Play every pending job; returns all results of the run directory, old and new."""
         self.store.open(self.manifest())
-        jobs = self.jobs()
+        results = {r.key: r for r in self.store.results()}
+        jobs = self.jobs({k for k, r in results.items() if r.status == "completed"})
         if self.baseline and jobs:
             self._shapes, _ = spy_tasks(load_humaneval(), self.pool)
-        try:
-            with ThreadPoolExecutor(max(1, self.config.concurrency)) as ex:
-                futures = [ex.submit(self.play, *job) for job in jobs]
-                for future in as_completed(futures):  # stored the moment it finishes, in any order
-                    result = future.result()
-                    self.store.append(result)
-                    if progress:
-                        progress(result)
-        finally:
-            self.store.close()
-        return self.store.results()
+        finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
+        with ThreadPoolExecutor(max(1, self.config.concurrency)) as ex:
+            try:
+                for job in jobs:
+                    ex.submit(self.play, *job).add_done_callback(finished.put)
+                pending = len(jobs)
+                while pending:
+                    batch = [finished.get()]
+                    while not finished.empty():  # stored the moment they finish, in any order
+                        batch.append(finished.get())
+                    pending -= len(batch)
+                    self._store(batch, results, progress)
+            except BaseException:
+                # A bug or Ctrl-C: drop the queued sessions, keep those already playing.
+                ex.shutdown(wait=True, cancel_futures=True)
+                rest = []
+                while not finished.empty():
+                    rest.append(finished.get())
+                ok = [f for f in rest if not f.cancelled() and f.exception() is None]
+                self._store(ok, results, progress)
+                raise
+            finally:
+                self.store.close()
+        return list(results.values())
+
+    def _store(self, batch: list[Future], results: dict[str, SessionRun], progress) -> None:
+        """Store the batch's results, then raise the first error of a session that raised one."""
+        good = [f.result() for f in batch if f.exception() is None]
+        if good:
+            self.store.append(*good)
+        for result in good:
+            results[result.key] = result
+            if progress:
+                progress(result)
+        for future in batch:
+            future.result()
 
     def play(self, session: Session, cond: str, epoch: int) -> SessionRun:
         start = time.perf_counter()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from capabench.build.builder import Benchmark, Progress, build
 from capabench.judge.sandbox import SandboxPool
+from capabench.paths import cache_dir
 from capabench.records import Cell, Manifest, Session, User
 
 FILES = ("cells.jsonl", "users.jsonl", "sessions-history.jsonl", "sessions-heldout.jsonl")
@@ -93,10 +94,6 @@ def _source_fingerprint() -> str:
         for file in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
             digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("CAPABENCH_CACHE", Path.home() / ".cache" / "capabench"))
 
 
 def default_benchmark_path(seed: int = 0) -> Path:

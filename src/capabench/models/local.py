@@ -12,6 +12,7 @@ from pathlib import Path
 
 from capabench.models.base import Completion, Message, ModelOptions, register
 from capabench.models.errors import InfraError
+from capabench.paths import cache_dir
 
 EMBEDDED_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 EMBEDDED_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
@@ -22,13 +23,9 @@ class LocalModelError(RuntimeError):
     pass
 
 
-def _cache_root() -> Path:
-    return Path(os.environ.get("CAPABENCH_CACHE", Path.home() / ".cache" / "capabench"))
-
-
 def embedded_gguf() -> Path:
     """The reassembled embedded model, built from its part packages on first use."""
-    target = _cache_root() / "models" / EMBEDDED_NAME
+    target = cache_dir() / "models" / EMBEDDED_NAME
     if target.is_file():
         return target
     parts = []

@@ -67,13 +67,15 @@ class RunStore:
             with self.results_path.open("r+b") as fh:
                 fh.truncate(keep)
 
-    def append(self, result: SessionRun) -> None:
-        line = (result.model_dump_json() + "\n").encode()
+    def append(self, *results: SessionRun) -> None:
+        """One write and one fsync for all of them (group commit): sessions finishing together
+        don't queue behind each other's fsync."""
+        data = b"".join((r.model_dump_json() + "\n").encode() for r in results)
         with self._lock:
             if self._fd is None:
                 self._fd = os.open(self.results_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            os.write(self._fd, line)
-            os.fsync(self._fd)  # on disk before the next session counts as done
+            os.write(self._fd, data)
+            os.fsync(self._fd)  # on disk before any of them counts as done
 
     def close(self) -> None:
         with self._lock:

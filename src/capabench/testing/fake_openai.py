@@ -107,10 +107,13 @@ class FakeOpenAI:
         self.httpd.server_close()
 
 
+QUESTION = "Before I write it: how do you want the result returned, and what about bad input?"
+
+
 def main() -> None:
-    """`python -m capabench.testing.fake_openai --references BENCH_DIR`: serve, in a process
-    of its own, each held-out session's composed reference as the answer to its request.
-    Prints the base URL, then serves until stdin closes."""
+    """`python -m capabench.testing.fake_openai --references BENCH_DIR [--asks N]`: serve, in a
+    process of its own, each held-out session's composed reference as the answer to its
+    request, after N clarifying questions. Prints the base URL, then serves until stdin closes."""
     import argparse
     import sys
 
@@ -119,10 +122,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--references", required=True)
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--asks", type=int, default=0, help="questions before the reference")
     args = parser.parse_args()
     by_request = {s.request: s.reference for s in load_benchmark(args.references).sessions}
 
     def answer(messages):
+        if sum(m["role"] == "assistant" for m in messages) < args.asks:
+            return QUESTION
         request = next((m["content"] for m in messages if m["role"] == "user"), "")
         return f"```python\n{by_request.get(request, 'pass')}```"
 
