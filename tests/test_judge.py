@@ -224,3 +224,21 @@ def test_ast_work_is_serialized_on_interpreters_with_the_shared_depth_counter():
         assert finished == []  # blocked while another thread holds the lock
     worker.join(5)
     assert len(finished) == 1
+
+
+def test_compiled_tests_are_kept_on_disk_and_a_damaged_copy_is_replaced(
+    tmp_path, monkeypatch, pool
+):
+    monkeypatch.setenv("CAPABENCH_CACHE", str(tmp_path))
+    tests = "def check(candidate):\n    assert candidate(2) == 4\n"
+    compile_once = compiled_tests.__wrapped__  # past the in-process cache
+    data = compile_once(tests)
+    (stored,) = (tmp_path / "compiled-tests").rglob("*.marshal")
+    assert stored.read_bytes() == data
+    stored.write_bytes(data[: len(data) // 2])  # a torn write
+    assert compile_once(tests) == data
+    assert stored.read_bytes() == data
+    other = tests.replace("4", "5")
+    assert compile_once(other) != data  # keyed by the tests' text
+    verdict = judge("def f(x):\n    return x * 2\n", tests, "f", pool=pool)
+    assert verdict.passed
