@@ -11,6 +11,7 @@ found means no submission.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 _FENCE = re.compile(
@@ -31,7 +32,9 @@ def _blocks(message: str) -> list[str]:
     return blocks
 
 
+@functools.lru_cache(maxsize=256)
 def _parse(code: str) -> ast.Module | None:
+    """Parsed once per text (parsing is most of extraction's cost); callers only read trees."""
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError):
@@ -145,7 +148,7 @@ def extract_code(message: str, entry_point: str | None = None) -> str | None:
         code, tree = defining[-1]
         others = [(c, t) for c, t in good if c is not code]
         stripped = _strip_demo(code, tree)
-        return _with_helpers(stripped, ast.parse(stripped), others)
+        return _with_helpers(stripped, _parse(stripped) or tree, others)
     # A broken block that clearly meant to define it: let the judge report the syntax error.
     for code, tree in reversed(parsed):
         if tree is None and re.search(

@@ -13,6 +13,11 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 drops connections when a run opens 32 at once.
+    request_queue_size = 256
+
+
 class FakeOpenAI:
     def __init__(self, answer: Callable[[list[dict]], str], *, latency_s: float = 0.0) -> None:
         self.answer = answer
@@ -90,7 +95,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
