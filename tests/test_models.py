@@ -8,7 +8,7 @@ import pytest
 from capabench.models import InfraError, Message, ModelOptions, make_model
 from capabench.models.cache import ResponseCache, request_key
 from capabench.models.errors import retry_after_seconds
-from capabench.models.pricing import cost
+from capabench.models.pricing import cost, load_prices
 from capabench.models.retry import RetryPolicy
 from capabench.testing.fake_openai import FakeOpenAI
 
@@ -158,3 +158,21 @@ def test_anthropic_requests_carry_the_temperature():
             "anthropic/c", ModelOptions(base_url=server.base_url.removesuffix("/v1"))
         ).complete(HELLO)
     assert server.requests[0]["temperature"] == 0.0
+
+
+def test_price_files_extend_the_table_and_bad_ones_say_why(tmp_path):
+    good = tmp_path / "prices.json"
+    good.write_text('{"openai/my-model": [1, 3], "openai/gpt-4o": [0, 0]}')
+    prices = load_prices(good)
+    assert cost("openai/my-model-v2", 10**6, 10**6, prices) == pytest.approx(4.0)
+    assert cost("openai/gpt-4o", 10**6, 10**6, prices) == 0.0
+    assert cost("openai/unknown", 1, 1, prices) is None
+    for text, why in [
+        ("[1, 2]", "expected"),
+        ('{"m": [1]}', "'m'"),
+        ('{"m": [-1, 2]}', "negative"),
+        ("{", "can't read"),
+    ]:
+        good.write_text(text)
+        with pytest.raises(ValueError, match=why):
+            load_prices(good)

@@ -80,12 +80,15 @@ def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
         fail_always = {"on": True}
         options = ModelOptions(base_url=server.base_url, timeout_s=1.0, concurrency=4,
                                retry=RetryPolicy(attempts=4, base_s=0.01, cap_s=0.02, sleep=lambda s: None))  # fmt: skip
+        prices = tmp_path / "prices.json"
+        prices.write_text(json.dumps({"openai/fake": [1.0, 2.0]}))
         config = RunConfig(
             model="openai/fake",
             conditions=["none", "same-user"],
             limit=6,
             concurrency=4,
             options=options,
+            prices=str(prices),
         )
         runner = Runner(config, bench, tmp_path / "run", pool=pool)
         real_complete = runner.model.complete
@@ -107,6 +110,11 @@ def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
         "endpoint down" in r.error for r in errors
     )
     assert all(r.solved_turn == 1 for r in results if r.status == "completed")
+    assert all(
+        r.cost_usd == pytest.approx((r.input_tokens + 2 * r.output_tokens) / 1e6) and r.input_tokens
+        for r in results
+        if r.status == "completed"
+    )
     # Resuming retries only the infrastructure errors.
     fail_always["on"] = False
     assert {r.key for r in runner.store.results() if r.status == "completed"} == {

@@ -353,66 +353,90 @@ def _print_run_tables(runs) -> None:
     _print_rows("all conditions", condition_rows(runs), _CONDITION_COLUMNS)
 
 
-@app.command("run")
-def run_cmd(
-    model: Annotated[
-        str,
-        typer.Option(
-            "--model", help="openai/<m>, anthropic/<m>, local[/<gguf>], baseline/<policy>"
-        ),
-    ],
-    conditions: Annotated[
-        str, typer.Option("--conditions", help="comma-separated")
-    ] = "none,same-user",
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="held-out sessions (an even spread)")
-    ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
-    epochs: Annotated[int, typer.Option("--epochs", min=1)] = 1,
-    run_dir: Annotated[
-        Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")
-    ] = None,
-    user_model: Annotated[
-        str | None, typer.Option("--user-model", help="an LLM to phrase the user's answers")
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="an OpenAI-compatible server")
-    ] = None,
-    api_key: Annotated[
-        str | None, typer.Option("--api-key", help="default: the provider's environment variable")
-    ] = None,
-    temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
-    max_tokens: Annotated[
-        int, typer.Option("--max-tokens", min=16, help="per assistant turn")
-    ] = 2048,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="don't reuse cached responses")
-    ] = False,
-    seed: Annotated[int, typer.Option("--seed", help="benchmark seed")] = 0,
-) -> None:
-    """Evaluate a model or reference policy on the held-out sessions; re-running resumes."""
-    from capabench.build.export import default_benchmark
+# Options shared by `run` and `study`.
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="sessions (an even spread)")]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1)]
+UserModelOpt = Annotated[
+    str | None, typer.Option("--user-model", help="an LLM to phrase the user's answers")
+]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server")]
+ApiKeyOpt = Annotated[
+    str | None, typer.Option("--api-key", help="default: the provider's environment variable")
+]
+TemperatureOpt = Annotated[float, typer.Option("--temperature")]
+MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", min=16, help="per assistant turn")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="don't reuse cached responses")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="benchmark seed")]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option("--prices", help='JSON {"model prefix": [input, output]} USD per 1M tokens'),
+]
+TopKOpt = Annotated[
+    int, typer.Option("--top-k", min=1, help="sessions a retrieval condition shows")
+]
+MODEL_HELP = "openai/<m>, anthropic/<m>, local[/<gguf>], baseline/<policy>"
+
+
+def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, user_model, base_url, api_key,
+                temperature, max_tokens, no_cache, prices, top_k, epochs: int = 1):  # fmt: skip
     from capabench.models import ModelOptions
     from capabench.paths import cache_dir
-    from capabench.report import load_runs
-    from capabench.runner import RunConfig, Runner, select_sessions
-    from capabench.store import RunDirError
+    from capabench.runner import RunConfig
+
+    options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency, max_tokens=max_tokens,
+                           cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
+    return RunConfig(model=model, conditions=conditions, limit=limit, epochs=epochs, concurrency=concurrency,
+                     seed=seed, user_model=user_model, options=options, top_k=top_k,
+                     prices=str(prices) if prices else None)  # fmt: skip
+
+
+def _benchmark(seed: int):
+    from capabench.build.export import default_benchmark
 
     bar, task = _progress("preparing the benchmark", 61)
     with bar:
-        bench = default_benchmark(seed, progress=lambda _msg: bar.advance(task))
-    options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency, max_tokens=max_tokens,
-                           cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
+        return default_benchmark(seed, progress=lambda _msg: bar.advance(task))
+
+
+def _default_run_dir(model: str, bench) -> Path:
+    return Path("runs") / f"{model.replace('/', '-')}-{bench.manifest.content_hash[:8]}"
+
+
+@app.command("run")
+def run_cmd(
+    model: Annotated[str, typer.Option("--model", help=MODEL_HELP)],
+    conditions: Annotated[str, typer.Option("--conditions", help="comma-separated")] = "none,same-user",
+    limit: LimitOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    epochs: Annotated[int, typer.Option("--epochs", min=1)] = 1,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")] = None,
+    user_model: UserModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: ApiKeyOpt = None,
+    temperature: TemperatureOpt = 0.0,
+    max_tokens: MaxTokensOpt = 2048,
+    no_cache: NoCacheOpt = False,
+    seed: SeedOpt = 0,
+    prices: PricesOpt = None,
+    top_k: TopKOpt = 2,
+) -> None:  # fmt: skip
+    """Evaluate a model or reference policy on the held-out sessions; re-running resumes."""
+    from capabench.report import load_runs
+    from capabench.runner import Runner
+    from capabench.store import RunDirError
+
+    bench = _benchmark(seed)
     names = [c.strip() for c in conditions.split(",") if c.strip()]
-    config = RunConfig(model=model, conditions=names, limit=limit, epochs=epochs, concurrency=concurrency,
-                       seed=seed, user_model=user_model, options=options)  # fmt: skip
-    path = run_dir or Path("runs") / f"{model.replace('/', '-')}-{bench.manifest.content_hash[:8]}"
+    config = _run_config(model, names, limit=limit, concurrency=concurrency, seed=seed, user_model=user_model,
+                         base_url=base_url, api_key=api_key, temperature=temperature, max_tokens=max_tokens,
+                         no_cache=no_cache, prices=prices, top_k=top_k, epochs=epochs)  # fmt: skip
+    path = run_dir or _default_run_dir(model, bench)
     try:
         runner = Runner(config, bench, path)
         pending = len(runner.jobs())
     except (ValueError, RunDirError) as exc:
         raise _fail(str(exc)) from None
-    total = len(select_sessions(bench, limit)) * len(names) * epochs
+    total = len(runner.jobs(done=set()))
     bar, task = _progress(f"{model}: sessions", total)
     bar.update(task, completed=total - pending)
     try:
@@ -422,6 +446,59 @@ def run_cmd(
         raise _fail(str(exc)) from None
     _print_run_tables(load_runs([path]))
     Console().print(f"run directory: {path}")
+
+
+@app.command("study")
+def study_cmd(
+    name: Annotated[str, typer.Argument(help="main, difficulty, identity, memory, mechanism, split, blank-control")],
+    models: Annotated[list[str], typer.Option("--model", help=MODEL_HELP + " (repeat for several)")],
+    limit: LimitOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    runs: Annotated[Path, typer.Option("--runs", help="where each model's run directory lives")] = Path("runs"),
+    out: Annotated[Path | None, typer.Option("--out", help="CSV files (default: <runs>/studies)")] = None,
+    difficulty: Annotated[Path | None, typer.Option("--difficulty", help="saved partition (default: <runs>/difficulty-<benchmark>.json)")] = None,
+    user_model: UserModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: ApiKeyOpt = None,
+    temperature: TemperatureOpt = 0.0,
+    max_tokens: MaxTokensOpt = 2048,
+    no_cache: NoCacheOpt = False,
+    seed: SeedOpt = 0,
+    prices: PricesOpt = None,
+    top_k: TopKOpt = 2,
+) -> None:  # fmt: skip
+    """Run one of the paper's studies for the models and print its tables in the paper's layout."""
+    from capabench.judge.sandbox import default_pool
+    from capabench.report.render import write_csv
+    from capabench.store import RunDirError
+    from capabench.studies import StudyPlan, play, study
+
+    try:
+        chosen = study(name)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    bench = _benchmark(seed)
+    tag = bench.manifest.content_hash[:8]
+    settings = dict(limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, base_url=base_url,
+                    api_key=api_key, temperature=temperature, max_tokens=max_tokens, no_cache=no_cache,
+                    prices=prices, top_k=top_k)  # fmt: skip
+    configs = [_run_config(m, [], **settings) for m in models]
+    plan = StudyPlan(chosen, configs, [runs / _default_run_dir(m, bench).name for m in models],
+                     difficulty or runs / f"difficulty-{tag}.json")  # fmt: skip
+    bar, task = _progress(f"study {name}", None)
+    try:
+        with bar:
+            data = play(plan, bench, default_pool(), progress=lambda _r: bar.advance(task))
+    except (ValueError, RunDirError) as exc:
+        raise _fail(str(exc)) from None
+    out = out or runs / "studies"
+    out.mkdir(parents=True, exist_ok=True)
+    Console().print(chosen.about)
+    for table, rows in chosen.tables(data).items():
+        columns = {k: k for k in (rows[0] if rows else {})}
+        _print_rows(f"{name}: {table}", rows, columns)
+        write_csv(out / f"{name}-{table}.csv", rows)
+    Console().print(f"CSV in {out}; run directories: {', '.join(map(str, plan.run_dirs))}")
 
 
 @app.command("report")

@@ -228,6 +228,7 @@ class SessionRun(Record):
 
     key: str = Field(description="session|condition|epoch")
     session_id: str
+    split: Literal["history", "heldout"] = "heldout"
     condition: str
     epoch: int = 0
     model: str
@@ -245,10 +246,33 @@ class SessionRun(Record):
     output_tokens: int = 0
     cost_usd: float | None = None
     history_tokens: int = 0
+    history_info: dict[str, Any] = Field(
+        default_factory=dict, description="what the history method did (gate decision, scores...)"
+    )
     cell: int
     profile_id: str
     mechanisms: tuple[Mechanism, Mechanism]
     task_id: str
+    duration_s: float = 0.0
+
+    @property
+    def solved(self) -> bool:
+        return self.solved_turn is not None
+
+
+class BlankRun(Record):
+    """One original task in the blank control: full specification, no user, test feedback."""
+
+    key: str = Field(description="task|epoch")
+    task_id: str
+    epoch: int = 0
+    model: str
+    status: Literal["completed", "infra_error"]
+    error: str = ""
+    solved_turn: int | None = None
+    turns: tuple[Turn, ...] = ()
+    input_tokens: int = 0
+    output_tokens: int = 0
     duration_s: float = 0.0
 
     @property

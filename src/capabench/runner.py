@@ -10,14 +10,15 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import capabench
 from capabench.build.builder import Benchmark, spy_tasks
 from capabench.conventions import REGISTRY, Shape
-from capabench.history import condition
+from capabench.history import HistoryEnv, condition
 from capabench.judge.sandbox import SandboxPool, default_pool
 from capabench.models import ChatModel, InfraError, ModelOptions, make_model
-from capabench.models.pricing import cost
+from capabench.models.pricing import cost, load_prices
 from capabench.records import Session, SessionRun, Turn
 from capabench.simulate import (
     ModelAssistant,
@@ -43,17 +44,23 @@ class RunConfig:
     user_model: str | None = None
     options: ModelOptions = field(default_factory=ModelOptions)
     budget: int = TURN_BUDGET
+    prices: str | None = None  # a JSON price table over the built-in one
+    top_k: int = 2  # sessions a retrieval condition shows
+    split: Literal["heldout", "history", "both"] = "heldout"  # history: only for `none`
 
 
-def select_sessions(bench: Benchmark, limit: int | None) -> list[Session]:
-    """Held-out sessions; with a limit, an even spread across cells (deterministic)."""
-    heldout = sorted(
-        (s for s in bench.sessions if s.split == "heldout"), key=lambda s: (s.index, s.cell)
+def select_sessions(bench: Benchmark, limit: int | None, split: str = "heldout") -> list[Session]:
+    """Sessions of a split ("heldout", "history" or "both": each split's own spread); with a
+    limit, an even spread across cells (deterministic)."""
+    if split == "both":
+        return select_sessions(bench, limit, "heldout") + select_sessions(bench, limit, "history")
+    chosen = sorted(
+        (s for s in bench.sessions if s.split == split), key=lambda s: (s.index, s.cell)
     )
-    if limit is None or limit >= len(heldout):
-        return heldout
-    step = len(heldout) / limit
-    return [heldout[int(i * step)] for i in range(limit)]
+    if limit is None or limit >= len(chosen):
+        return chosen
+    step = len(chosen) / limit
+    return [chosen[int(i * step)] for i in range(limit)]
 
 
 class Runner:
@@ -65,8 +72,8 @@ class Runner:
         *,
         pool: SandboxPool | None = None,
     ) -> None:
-        for name in config.conditions:
-            condition(name)  # fail early on a typo
+        if config.split != "heldout" and config.conditions != ["none"]:
+            raise ValueError("the history split is played without history only (--conditions none)")
         self.config = config
         self.bench = bench
         self.store = RunStore(run_dir)
@@ -80,6 +87,9 @@ class Runner:
             make_model(config.user_model, config.options) if config.user_model else None
         )
         self._shapes: dict[str, Shape] | None = None
+        env = HistoryEnv(bench, self.model, top_k=config.top_k)
+        self.history = {name: condition(name)(env) for name in config.conditions}  # typos fail here
+        self.prices = load_prices(config.prices)
 
     def manifest(self) -> dict:
         c = self.config
@@ -88,11 +98,11 @@ class Runner:
             "user_model": c.user_model, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
             "benchmark_seed": self.bench.manifest.seed, "capabench_version": capabench.__version__,
             "python": platform.python_version(), "judge_isolation": self.pool.isolation,
-            "base_url": c.options.base_url, "temperature": c.options.temperature, "max_tokens": c.options.max_tokens,
+            "base_url": c.options.base_url, "prices": c.prices, "top_k": c.top_k, "temperature": c.options.temperature, "max_tokens": c.options.max_tokens,
         }  # fmt: skip
 
     def jobs(self, done: set[str] | None = None) -> list[tuple[Session, str, int]]:
-        sessions = select_sessions(self.bench, self.config.limit)
+        sessions = select_sessions(self.bench, self.config.limit, self.config.split)
         done = self.store.done() if done is None else done
         return [
             (s, cond, epoch)
@@ -148,7 +158,7 @@ class Runner:
 
     def play(self, session: Session, cond: str, epoch: int) -> SessionRun:
         start = time.perf_counter()
-        context = condition(cond)(session, self.bench)
+        context = self.history[cond].context(session)
         if self.policy is not None:
             assistant = self.policy(
                 PolicyInput(session, self._shapes[session.task_id], context, epoch)
@@ -183,11 +193,12 @@ class Runner:
         user_turns = [t for t in transcript.turns[1:] if t.role == "user"]
         needless = sum(1 for t in user_turns if set(t.revealed) & shown)
         return SessionRun(
-            key=f"{session.id}|{cond}|{epoch}", session_id=session.id, condition=cond, epoch=epoch,
+            key=f"{session.id}|{cond}|{epoch}", session_id=session.id, split=session.split, condition=cond, epoch=epoch,
             model=self.config.model, status=status, error=error, solved_turn=transcript.solved_turn,
             turns=tuple(transcript.turns), asks=sum(asks), submissions=sum(t.verdict is not None for t in mine),
             needless_asks=needless, first_move=first, input_tokens=tokens_in, output_tokens=tokens_out,
-            cost_usd=cost(self.config.model, tokens_in, tokens_out), history_tokens=context.tokens,
+            cost_usd=cost(self.config.model, tokens_in, tokens_out, self.prices), history_tokens=context.tokens,
+            history_info=context.info,
             cell=session.cell, profile_id=session.profile_id,
             mechanisms=tuple(REGISTRY[s.family].mechanism for s in session.slots),
             task_id=session.task_id, duration_s=round(time.perf_counter() - start, 3),

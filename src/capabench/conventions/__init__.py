@@ -3,6 +3,7 @@
 from capabench.conventions import families as _families  # noqa: F401  (registers every family)
 from capabench.conventions.base import REGISTRY, Alternative, Family, Layer
 from capabench.conventions.compose import Composed, compose, hidden_calls, public_name
+from capabench.conventions.evidence import conventions_in, cued
 from capabench.conventions.shape import Call, Shape
 
 __all__ = [
@@ -14,6 +15,8 @@ __all__ = [
     "Layer",
     "Shape",
     "compose",
+    "conventions_in",
+    "cued",
     "hidden_calls",
     "public_name",
 ]

@@ -7,25 +7,22 @@ import random
 
 from capabench.history.base import (
     HistoryContext,
+    HistoryEnv,
     approx_tokens,
-    register,
+    register_function,
     render_history,
     render_session,
 )
 
 
-def _history_of(bench, session):
-    return [s for s in bench.sessions if s.cell == session.cell and s.split == "history"]
-
-
-@register("none")
-def no_history(session, bench) -> HistoryContext:
+@register_function("none")
+def no_history(session, env: HistoryEnv) -> HistoryContext:
     return HistoryContext()
 
 
-@register("same-user")
-def same_user(session, bench) -> HistoryContext:
-    return render_history(_history_of(bench, session))
+@register_function("same-user")
+def same_user(session, env: HistoryEnv) -> HistoryContext:
+    return render_history(env.history_of(session))
 
 
 _lengths: dict[str, int] = {}
@@ -39,11 +36,13 @@ def _length(session) -> int:
     return _lengths[key]
 
 
-@register("shuffled")
-def shuffled(session, bench) -> HistoryContext:
-    own = _history_of(bench, session)
+@register_function("shuffled")
+def shuffled(session, env: HistoryEnv) -> HistoryContext:
+    own = env.history_of(session)
     target = sum(_length(s) for s in own)
-    others = [s for s in bench.sessions if s.split == "history" and s.user_id != session.user_id]
+    others = [
+        s for s in env.bench.sessions if s.split == "history" and s.user_id != session.user_id
+    ]
     rng = random.Random(f"shuffled:{session.id}")
     best, best_gap = None, None
     for _ in range(32):  # the draw whose total length is closest to the user's own history

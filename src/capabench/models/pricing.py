@@ -21,10 +21,28 @@ PRICES: dict[str, tuple[float, float]] = {
 
 
 def load_prices(path: str | Path | None) -> dict[str, tuple[float, float]]:
+    """The built-in table, extended or overridden by a JSON file {"prefix": [input, output]}."""
     prices = dict(PRICES)
-    if path:
-        for name, pair in json.loads(Path(path).read_text()).items():
-            prices[name] = (float(pair[0]), float(pair[1]))
+    if not path:
+        return prices
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: can't read a price table: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(
+            f'{path}: expected {{"model prefix": [input, output], ...}} in USD per million tokens'
+        )
+    for name, pair in data.items():
+        try:
+            price_in, price_out = (float(x) for x in pair)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{path}: {name!r}: expected [input, output] prices, got {pair!r}"
+            ) from None
+        if price_in < 0 or price_out < 0:
+            raise ValueError(f"{path}: {name!r}: prices can't be negative")
+        prices[name] = (price_in, price_out)
     return prices
 
 

@@ -18,10 +18,13 @@ class RunData:
     def model(self) -> str:
         return self.manifest["model"]
 
-    def by_condition(self) -> dict[str, list[SessionRun]]:
+    def by_condition(self, split: str = "heldout") -> dict[str, list[SessionRun]]:
+        """Results per condition, of the held-out sessions unless asked for the history
+        split (played only for the split-comparability study)."""
         groups: dict[str, list[SessionRun]] = defaultdict(list)
         for r in self.results:
-            groups[r.condition].append(r)
+            if r.split == split:
+                groups[r.condition].append(r)
         return dict(groups)
 
 

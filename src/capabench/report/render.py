@@ -20,7 +20,7 @@ from capabench.report.tables import (
 )
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
+def write_csv(path: Path, rows: list[dict]) -> None:
     with path.open("w", newline="") as fh:
         if not rows:
             return
@@ -91,7 +91,7 @@ def write_report(runs: list[RunData], out: Path) -> dict[str, Path]:
     }
     files: dict[str, Path] = {}
     for name, rows in tables.items():
-        _write_csv(out / f"{name}.csv", rows)
+        write_csv(out / f"{name}.csv", rows)
         files[f"{name}.csv"] = out / f"{name}.csv"
     (out / "report.json").write_text(
         json.dumps({"runs": [str(r.path) for r in runs], **tables}, indent=2) + "\n"

@@ -5,10 +5,20 @@ from __future__ import annotations
 from capabench.metrics import breakdown, difficulty_of, paired_tests, pass_k, summarize
 from capabench.report.collect import RunData
 
-ORDER = ["none", "same-user", "shuffled", "retrieval", "mem0", "amem", "gated"]
+ORDER = [
+    "none",
+    "same-user",
+    "shuffled",
+    "retrieval",
+    "retrieval-dense",
+    "mem0",
+    "amem",
+    "gated",
+    "gated-llm",
+]
 
 
-def _pct(x: float) -> float:
+def pct(x: float) -> float:
     return round(100 * x, 1)
 
 
@@ -25,9 +35,9 @@ def main_table_rows(
         tests = {t.metric: t for t in paired_tests(groups[base], groups[treated])}
         rows.append({
             "model": run.model, "n": min(a.n, b.n),
-            f"ES {base}": _pct(a.es), f"FT-ES {base}": _pct(a.ft_es), f"TTC {base}": round(a.ttc, 3),
-            f"ES {treated}": _pct(b.es), f"FT-ES {treated}": _pct(b.ft_es), f"TTC {treated}": round(b.ttc, 3),
-            "ES gain": _pct(b.es - a.es), "FT-ES gain": _pct(b.ft_es - a.ft_es), "TTC gain": round(b.ttc - a.ttc, 3),
+            f"ES {base}": pct(a.es), f"FT-ES {base}": pct(a.ft_es), f"TTC {base}": round(a.ttc, 3),
+            f"ES {treated}": pct(b.es), f"FT-ES {treated}": pct(b.ft_es), f"TTC {treated}": round(b.ttc, 3),
+            "ES gain": pct(b.es - a.es), "FT-ES gain": pct(b.ft_es - a.ft_es), "TTC gain": round(b.ttc - a.ttc, 3),
             "p ES": round(tests["ES"].p_value, 4), "p FT-ES": round(tests["FT-ES"].p_value, 4), "p TTC": round(tests["TTC"].p_value, 4),
         })  # fmt: skip
     return rows
@@ -42,11 +52,11 @@ def condition_rows(runs: list[RunData]) -> list[dict]:
             s = summarize(groups[cond])
             rows.append({
                 "model": run.model, "condition": cond, "n": s.n, "infra errors": s.infra_errors,
-                "ES": _pct(s.es), "ES 95% CI": "–".join(f"{_pct(v)}" for v in s.ci.get("es", (0, 0))),
-                "FT-ES": _pct(s.ft_es), "FT-ES 95% CI": "–".join(f"{_pct(v)}" for v in s.ci.get("ft_es", (0, 0))),
+                "ES": pct(s.es), "ES 95% CI": "–".join(f"{pct(v)}" for v in s.ci.get("es", (0, 0))),
+                "FT-ES": pct(s.ft_es), "FT-ES 95% CI": "–".join(f"{pct(v)}" for v in s.ci.get("ft_es", (0, 0))),
                 "TTC": round(s.ttc, 3), "TTC 95% CI": "–".join(f"{v:.2f}" for v in s.ci.get("ttc", (0, 0))),
-                "ask rate": _pct(s.ask_rate), "questions/session": round(s.questions_per_session, 2),
-                "needless-ask rate": _pct(s.needless_ask_rate), "wrong-guess rate": _pct(s.wrong_guess_rate),
+                "ask rate": pct(s.ask_rate), "questions/session": round(s.questions_per_session, 2),
+                "needless-ask rate": pct(s.needless_ask_rate), "wrong-guess rate": pct(s.wrong_guess_rate),
                 "tokens/session": round(s.tokens_per_session, 1),
                 "cost/session ($)": None if s.cost_per_session is None else round(s.cost_per_session, 6),
                 "history tokens/session": round(sum(r.history_tokens for r in groups[cond]) / max(1, len(groups[cond])), 1),
@@ -62,8 +72,8 @@ def _breakdown_rows(run: RunData, cond: str, group: list, column: str, labels) -
             "condition": cond,
             column: label,
             "n": s.n,
-            "ES": _pct(s.es),
-            "FT-ES": _pct(s.ft_es),
+            "ES": pct(s.es),
+            "FT-ES": pct(s.ft_es),
             "TTC": round(s.ttc, 3),
         }
         for label, s in breakdown(group, labels).items()
@@ -119,6 +129,6 @@ def pass_k_rows(runs: list[RunData]) -> list[dict]:
                 value = pass_k(group, k)
                 if value is not None:
                     rows.append(
-                        {"model": run.model, "condition": cond, "k": k, "pass^k": _pct(value)}
+                        {"model": run.model, "condition": cond, "k": k, "pass^k": pct(value)}
                     )
     return rows

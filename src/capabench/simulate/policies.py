@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from capabench.conventions import REGISTRY, Shape, compose
+from capabench.conventions import REGISTRY, Shape, compose, conventions_in, cued
 from capabench.history import HistoryContext
 from capabench.records import Session, Turn
 
@@ -25,28 +25,6 @@ class PolicyInput:
 
 def _submit(code: str) -> str:
     return f"```python\n{code.rstrip()}\n```"
-
-
-def _statement_index() -> dict[str, tuple[str, str]]:
-    return {
-        alt.statement: (family.id, alt.id)
-        for family in REGISTRY.values()
-        for alt in family.alternatives
-    }
-
-
-def conventions_in(text: str) -> dict[str, str]:
-    """The (family -> alternative) pairs whose statements a text contains: what a careful
-    reader learns from a user's answers."""
-    return {
-        family: alt for statement, (family, alt) in _statement_index().items() if statement in text
-    }
-
-
-def _cued(request: str) -> list[str]:
-    """Families whose cue phrases the request contains."""
-    lowered = request.lower()
-    return [f.id for f in REGISTRY.values() if any(c and c.lower() in lowered for c in f.cues)]
 
 
 def _asked_answers(turns: list[Turn]) -> dict[str, str]:
@@ -110,7 +88,7 @@ class HistoryReader:
         if failed and not asked_all:
             return _ASK_ALL + "\n" + "\n".join(f"- {f.question}" for f in REGISTRY.values())
         if not mine:
-            unsettled = [f for f in _cued(self.given.session.request) if f not in self.known]
+            unsettled = [f for f in cued(self.given.session.request) if f not in self.known]
             if unsettled:
                 return "Before I start:\n" + "\n".join(
                     f"- {REGISTRY[f].question}" for f in unsettled

@@ -8,6 +8,8 @@ import os
 import threading
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from capabench.records import SessionRun
 
 # Settings that must match for a resumed run to mean the same thing.
@@ -19,9 +21,15 @@ class RunDirError(ValueError):
 
 
 class RunStore:
-    def __init__(self, path: str | Path) -> None:
+    """`results.jsonl` holds SessionRun lines; other record kinds (the blank control) get
+    a file of their own in the same run directory."""
+
+    def __init__(
+        self, path: str | Path, *, name: str = "results", record: type[BaseModel] = SessionRun
+    ) -> None:
         self.path = Path(path)
-        self.results_path = self.path / "results.jsonl"
+        self.results_path = self.path / f"{name}.jsonl"
+        self.record = record
         self._lock = threading.Lock()
         self._fd: int | None = None
 
@@ -67,7 +75,7 @@ class RunStore:
             with self.results_path.open("r+b") as fh:
                 fh.truncate(keep)
 
-    def append(self, *results: SessionRun) -> None:
+    def append(self, *results: BaseModel) -> None:
         """One write and one fsync for all of them (group commit): sessions finishing together
         don't queue behind each other's fsync."""
         data = b"".join((r.model_dump_json() + "\n").encode() for r in results)
@@ -83,16 +91,16 @@ class RunStore:
                 os.close(self._fd)
                 self._fd = None
 
-    def results(self) -> list[SessionRun]:
+    def results(self) -> list:
         """The newest result per key; a line torn by a crash is ignored."""
         if not self.results_path.is_file():
             return []
-        latest: dict[str, SessionRun] = {}
+        latest: dict[str, BaseModel] = {}
         for line in self.results_path.read_bytes().split(b"\n"):
             if not line.strip():
                 continue
             try:
-                result = SessionRun.model_validate_json(line)
+                result = self.record.model_validate_json(line)
             except ValueError:
                 continue  # the torn tail of a killed write
             latest[result.key] = result

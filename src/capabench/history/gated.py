@@ -1,0 +1,163 @@
+"""Same-user history gating (the CAPA paper's method). A gate reviews the user's resolved
+sessions for consistent ambiguity-resolution evidence. When it suffices, the context is
+that evidence plus the most informative earlier session (instead of the whole history);
+otherwise it is clarification guidance naming what the history leaves unresolved.
+
+`gated`: a deterministic evidence gate. It reads what the user said in earlier sessions
+against the benchmark's public convention catalog (never the held-out session's hidden
+slots), so it is exact and free; it needs no LLM, so reference policies can use it.
+`gated-llm`: the paper's gate, the evaluated model itself reviewing the history.
+"""
+
+from __future__ import annotations
+
+import re
+
+from capabench.conventions import REGISTRY, conventions_in, cued
+from capabench.conventions.evidence import statement
+from capabench.history.base import (
+    HistoryContext,
+    HistoryEnv,
+    approx_tokens,
+    register,
+    render_history,
+    render_session,
+)
+from capabench.models.base import Message
+from capabench.records import Session
+
+SUFFICIENT = (
+    "Review of this user's earlier sessions: they consistently settle these points.\n"
+    "{evidence}\nThe most informative earlier session follows. Apply these conventions "
+    "unless the new request says otherwise; you don't need to ask about them again."
+)
+INSUFFICIENT = (
+    "Review of this user's earlier sessions: they don't settle everything this request "
+    "leaves open.\n{settled}Unresolved: {unresolved}\nAsk the user about the unresolved "
+    "points before writing code."
+)
+
+
+def _user_text(session: Session) -> str:
+    return "\n".join(t.text for t in session.trace if t.role == "user")
+
+
+@register("gated")
+class EvidenceGate:
+    def __init__(self, env: HistoryEnv) -> None:
+        self.env = env
+
+    def context(self, session: Session) -> HistoryContext:
+        history = self.env.history_of(session)
+        found = [conventions_in(_user_text(h)) for h in history]
+        seen: dict[str, set[str]] = {}
+        for evidence in found:
+            for family, alt in evidence.items():
+                seen.setdefault(family, set()).add(alt)
+        settled = {f: next(iter(alts)) for f, alts in seen.items() if len(alts) == 1}
+        conflicting = sorted(f for f, alts in seen.items() if len(alts) > 1)
+        lines = "\n".join(f"- {statement(f, a)}" for f, a in sorted(settled.items()))
+        info = {"gate": "evidence", "settled": settled, "conflicting": conflicting}
+        if settled and not conflicting:
+            chosen = _cover(history, found, set(settled))
+            return render_history(
+                [history[i] for i in chosen],
+                preface=SUFFICIENT.format(evidence=lines),
+                decision="sufficient",
+                highlighted=[history[i].id for i in chosen],
+                **info,
+            )
+        open_points = conflicting or [f for f in cued(session.request) if f not in settled]
+        unresolved = "; ".join(REGISTRY[f].question for f in open_points) or (
+            "the earlier sessions show no recurring convention"
+        )
+        text = INSUFFICIENT.format(
+            settled=f"Settled:\n{lines}\n" if lines else "", unresolved=unresolved
+        )
+        return HistoryContext(text, info={**info, "decision": "insufficient"})
+
+
+def _cover(history: list[Session], found: list[dict[str, str]], wanted: set[str]) -> list[int]:
+    """The fewest sessions whose statements cover every settled convention (greedy); on a
+    tie the shorter, then the earlier, session. Usually one: the most informative."""
+    chosen: list[int] = []
+    while wanted:
+        best = max(
+            range(len(history)),
+            key=lambda i: (
+                len(wanted & found[i].keys()),
+                -approx_tokens(render_session(history[i], 1)),
+                -i,
+            ),
+        )
+        if not wanted & found[best].keys():
+            break
+        chosen.append(best)
+        wanted -= found[best].keys()
+    return chosen
+
+
+GATE_PROMPT = """You review a user's earlier, resolved coding sessions before they make a new request.
+Look for conventions this user consistently expects but tends to leave unsaid (output format,
+naming, input handling, where results go, error handling and the like): how earlier ambiguity
+was resolved. Decide whether that evidence is enough to write the new request's code without
+asking.
+
+Answer in exactly this format, nothing else:
+DECISION: sufficient | insufficient
+SESSION: <number of the single most informative earlier session, or none>
+EVIDENCE:
+- <one convention per line, as the user stated it>
+UNRESOLVED:
+- <one open point per line that the history does not settle, or none>"""
+
+
+def parse_gate(text: str, sessions: int) -> dict:
+    """The gate's answer as {decision, session (index or None), evidence, unresolved};
+    anything unreadable counts as insufficient evidence."""
+    decision = re.search(r"DECISION:\s*(sufficient|insufficient)", text, re.I)
+    number = re.search(r"SESSION:\s*(\d+)", text, re.I)
+    index = int(number.group(1)) - 1 if number else None
+    sections = {}
+    for name in ("EVIDENCE", "UNRESOLVED"):
+        match = re.search(rf"{name}:\s*\n?(.*?)(?=\n[A-Z]+:|\Z)", text, re.S)
+        items = [line.strip(" -*\t") for line in (match.group(1) if match else "").splitlines()]
+        sections[name.lower()] = [i for i in items if i and i.lower() != "none"]
+    ok = decision is not None and decision.group(1).lower() == "sufficient"
+    valid = index is not None and 0 <= index < sessions
+    return {
+        "decision": "sufficient" if ok and valid and sections["evidence"] else "insufficient",
+        "session": index if valid else None,
+        **sections,
+    }
+
+
+@register("gated-llm")
+class LLMGate:
+    def __init__(self, env: HistoryEnv) -> None:
+        self.env = env
+        self.model = env.need_model("gated-llm")
+
+    def context(self, session: Session) -> HistoryContext:
+        history = self.env.history_of(session)
+        if not history:
+            return HistoryContext()
+        shown = "\n\n".join(render_session(h, i) for i, h in enumerate(history, 1))
+        reply = self.model.complete([
+            Message(role="system", content=GATE_PROMPT),
+            Message(role="user", content=f"{shown}\n\n### New request\n{session.request}"),
+        ])  # fmt: skip
+        verdict = parse_gate(reply.text, len(history))
+        info = {"gate": "llm", "gate_tokens_in": reply.input_tokens,
+                "gate_tokens_out": reply.output_tokens, **verdict}  # fmt: skip
+        if verdict["decision"] == "sufficient":
+            best = history[verdict["session"]]
+            lines = "\n".join(f"- {e}" for e in verdict["evidence"])
+            return render_history([best], preface=SUFFICIENT.format(evidence=lines),
+                                  highlighted=[best.id], **info)  # fmt: skip
+        settled = "".join(f"- {e}\n" for e in verdict["evidence"])
+        unresolved = "; ".join(verdict["unresolved"]) or "anything the request leaves open"
+        text = INSUFFICIENT.format(
+            settled=f"Settled:\n{settled}" if settled else "", unresolved=unresolved
+        )
+        return HistoryContext(text, info=info)

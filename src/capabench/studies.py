@@ -1,0 +1,238 @@
+"""The CAPA paper's studies. Each plays the conditions it needs for every model (in the
+model's run directory, so studies share what they have played) and builds its tables in
+the paper's layout. `capabench study NAME` prints them and writes CSV."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from capabench.metrics import difficulty_of, summarize
+from capabench.metrics.core import BUDGET
+from capabench.records import BlankRun
+from capabench.report.collect import RunData, load_runs
+from capabench.report.tables import main_table_rows, mechanism_rows, pct
+from capabench.runner import RunConfig, Runner
+from capabench.store import RunStore
+
+METRICS = ("ES", "FT-ES", "TTC")
+
+
+@dataclass
+class StudyData:
+    runs: list[RunData]
+    difficulty: dict[str, str] = field(default_factory=dict)
+    blank: dict[str, list[BlankRun]] = field(default_factory=dict)  # model -> results
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    about: str
+    conditions: tuple[str, ...]
+    tables: Callable[[StudyData], dict[str, list[dict]]]
+    llm_only: tuple[str, ...] = ()  # conditions that need the model to be an LLM
+    history_split: bool = False  # also play the history split without history
+    blank: bool = False  # the blank control instead of sessions
+
+    def conditions_for(self, model: str) -> list[str]:
+        extra = () if model.startswith("baseline") else self.llm_only
+        return [*self.conditions, *extra]
+
+
+def _metrics(results) -> dict:
+    s = summarize(results)
+    return {"n": s.n, "ES": pct(s.es), "FT-ES": pct(s.ft_es), "TTC": round(s.ttc, 3)}
+
+
+def by_condition_rows(runs: list[RunData], conditions: list[str]) -> list[dict]:
+    """Tables 3 and 5: a row per condition and metric, a column per model."""
+    rows = []
+    for cond in conditions:
+        values = {run.model: _metrics(run.by_condition().get(cond, [])) for run in runs}
+        if not any(v["n"] for v in values.values()):
+            continue
+        for metric in METRICS:
+            rows.append({"condition": cond, "metric": metric,
+                         **{m: v[metric] if v["n"] else None for m, v in values.items()}})  # fmt: skip
+    return rows
+
+
+def method_rows(runs: list[RunData], conditions: list[str]) -> list[dict]:
+    """Table 4: a row per history method and model, with the history tokens it used."""
+    rows = []
+    for cond in conditions:
+        for run in runs:
+            group = run.by_condition().get(cond, [])
+            if group:
+                tokens = sum(r.history_tokens for r in group) / len(group)
+                rows.append({"method": cond, "model": run.model, **_metrics(group),
+                             "history tokens/session": round(tokens, 1)})  # fmt: skip
+    return rows
+
+
+def difficulty_table(data: StudyData) -> list[dict]:
+    """Table 2: under same-user history, per difficulty of the saved no-history partition."""
+    rows = []
+    for run in data.runs:
+        group = run.by_condition().get("same-user", [])
+        for level in ("simple", "medium", "complex"):
+            part = [r for r in group if data.difficulty.get(r.session_id) == level]
+            if part:
+                rows.append({"model": run.model, "difficulty": level, **_metrics(part)})
+    return rows
+
+
+def split_table(data: StudyData) -> list[dict]:
+    """Appendix A: no-history ES and assistant turns on the history vs the held-out split,
+    and the median of the per-cell differences (held-out minus history)."""
+    rows = []
+    for run in data.runs:
+        splits = {s: run.by_condition(s).get("none", []) for s in ("history", "heldout")}
+        if not all(splits.values()):
+            continue
+        es = {s: summarize(g).es for s, g in splits.items()}
+        turns = {s: summarize(g).ttc for s, g in splits.items()}
+        cells = sorted({r.cell for r in splits["history"]} & {r.cell for r in splits["heldout"]})
+        cell_es, cell_turns = [], []
+        for cell in cells:
+            part = {s: [r for r in g if r.cell == cell] for s, g in splits.items()}
+            cell_es.append(summarize(part["heldout"]).es - summarize(part["history"]).es)
+            cell_turns.append(summarize(part["heldout"]).ttc - summarize(part["history"]).ttc)
+        rows.append({
+            "model": run.model, "n history": len(splits["history"]), "n held-out": len(splits["heldout"]),
+            "ES history": pct(es["history"]), "ES held-out": pct(es["heldout"]),
+            "ES diff (pp)": pct(es["heldout"] - es["history"]),
+            "turns history": round(turns["history"], 3), "turns held-out": round(turns["heldout"], 3),
+            "turns diff": round(turns["heldout"] - turns["history"], 3),
+            "median cell ES diff (pp)": pct(statistics.median(cell_es)) if cell_es else None,
+            "median cell turns diff": round(statistics.median(cell_turns), 3) if cell_turns else None,
+        })  # fmt: skip
+    return rows
+
+
+def blank_table(data: StudyData) -> list[dict]:
+    rows = []
+    for model, results in data.blank.items():
+        done = [r for r in results if r.status == "completed"]
+        if not done:
+            continue
+        first = sum(r.solved_turn == 1 for r in done)
+        rows.append({
+            "model": model, "n": len(done), "ES": pct(sum(r.solved for r in done) / len(done)),
+            "FT-ES": pct(first / len(done)), "first-try solved": f"{first}/{len(done)}",
+            "TTC": round(sum(r.solved_turn or BUDGET for r in done) / len(done), 3),
+            "infra errors": len(results) - len(done),
+        })  # fmt: skip
+    return rows
+
+
+STUDIES: dict[str, Study] = {
+    s.name: s
+    for s in [
+        Study("main", "Table 1: no history vs same-user history, and the gain",
+              ("none", "same-user"), lambda d: {"table1": main_table_rows(d.runs)}),
+        Study("difficulty", "Table 2: same-user history by difficulty (no-history partition)",
+              ("none", "same-user"), lambda d: {"table2": difficulty_table(d)}),
+        Study("identity", "Table 3: none vs shuffled vs same-user history",
+              ("none", "shuffled", "same-user"),
+              lambda d: {"table3": by_condition_rows(d.runs, ["none", "shuffled", "same-user"])}),
+        Study("memory", "Tables 4 and 5: memory methods vs gating; none vs same-user vs gated",
+              ("none", "same-user", "gated"),
+              lambda d: {"table4": method_rows(d.runs, ["mem0", "amem", "gated", "gated-llm"]),
+                         "table5": by_condition_rows(d.runs, ["none", "same-user", "gated", "gated-llm"])},
+              llm_only=("amem", "gated-llm")),  # mem0: not yet registered
+        Study("mechanism", "Table 8: same-user history per mechanism (multi-label marginal)",
+              ("same-user",), lambda d: {"table8": mechanism_rows(d.runs)}),
+        Study("split", "Appendix A: history vs held-out split comparability (no history)",
+              ("none",), lambda d: {"split": split_table(d)}, history_split=True),
+        Study("blank-control", "Blank control: original tasks, full specs, test feedback, 8 submissions",
+              (), lambda d: {"blank-control": blank_table(d)}, blank=True),
+    ]
+}  # fmt: skip
+
+
+def study(name: str) -> Study:
+    if name not in STUDIES:
+        raise ValueError(f"unknown study {name!r}; known: {', '.join(STUDIES)}")
+    return STUDIES[name]
+
+
+@dataclass
+class StudyPlan:
+    """One study over models: where each model's runs live and how they are played."""
+
+    study: Study
+    configs: list[RunConfig]  # one per model; conditions are filled in per study
+    run_dirs: list[Path]
+    difficulty_file: Path | None = None
+
+
+def play(plan: StudyPlan, bench, pool, progress=None) -> StudyData:
+    s = plan.study
+    blank: dict[str, list[BlankRun]] = {}
+    for config, run_dir in zip(plan.configs, plan.run_dirs, strict=True):
+        if s.blank:
+            blank[config.model] = play_blank_control(config, run_dir, pool, progress)
+            continue
+        config = replace(config, conditions=s.conditions_for(config.model))
+        Runner(config, bench, run_dir, pool=pool).run(progress)
+        if s.history_split:
+            Runner(
+                replace(config, conditions=["none"], split="history"), bench, run_dir, pool=pool
+            ).run(progress)
+    data = StudyData(load_runs(plan.run_dirs) if not s.blank else [], blank=blank)
+    if s.name == "difficulty":
+        data.difficulty = difficulty_partition(data.runs[0], plan.difficulty_file)
+    return data
+
+
+def difficulty_partition(reference: RunData, path: Path | None) -> dict[str, str]:
+    """The saved partition when `path` exists; else the reference run's no-history labels,
+    saved to `path` for every later study (the paper keeps it fixed)."""
+    if path is not None and path.is_file():
+        return json.loads(path.read_text())["labels"]
+    labels = difficulty_of(reference.by_condition().get("none", []))
+    if not labels:
+        raise ValueError(f"{reference.path}: no no-history results to partition by difficulty")
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"reference_run": str(reference.path), "model": reference.model, "labels": labels}
+        path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    return labels
+
+
+def play_blank_control(config: RunConfig, run_dir: Path, pool, progress=None) -> list[BlankRun]:
+    from capabench.models import make_model
+    from capabench.simulate.blank import play_blank
+    from capabench.tasks import load_humaneval
+
+    if config.model.startswith("baseline"):
+        raise ValueError(
+            "the blank control needs a model (reference policies play CAPA sessions only)"
+        )
+    tasks = load_humaneval()
+    if config.limit:
+        step = len(tasks) / config.limit
+        tasks = [tasks[int(i * step)] for i in range(min(config.limit, len(tasks)))]
+    # A directory of its own: these are tasks, not sessions of a benchmark.
+    store = RunStore(run_dir / "blank-control", record=BlankRun)
+    store.open({"model": config.model, "conditions": ["blank-control"], "seed": config.seed,
+                "user_model": None, "budget": config.budget, "benchmark_hash": "humaneval"})  # fmt: skip
+    done = {r.key for r in store.results() if r.status == "completed"}
+    model = make_model(config.model, config.options)
+    todo = [t for t in tasks if f"{t.id}|0" not in done]
+    try:
+        with ThreadPoolExecutor(max(1, config.concurrency)) as ex:
+            for future in as_completed([ex.submit(play_blank, t, model, pool) for t in todo]):
+                store.append(future.result())
+                if progress:
+                    progress(future.result())
+    finally:
+        store.close()
+    wanted = {t.id for t in tasks}
+    return [r for r in store.results() if r.task_id in wanted]

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from capabench.models import ModelOptions
+from capabench.runner import RunConfig
+from capabench.studies import STUDIES, StudyPlan, play, study
+from capabench.tasks import load_humaneval
+from capabench.testing.fake_openai import FakeOpenAI
+
+
+def _plan(name, models, tmp_path, limit=30, **kw):
+    configs = [RunConfig(model=m, conditions=[], limit=limit, concurrency=3, **kw) for m in models]
+    dirs = [tmp_path / m.replace("/", "-") for m in models]
+    return StudyPlan(study(name), configs, dirs, tmp_path / "difficulty.json")
+
+
+def test_every_study_is_known_and_a_typo_says_which_exist():
+    assert set(STUDIES) == {
+        "main",
+        "difficulty",
+        "identity",
+        "memory",
+        "mechanism",
+        "split",
+        "blank-control",
+    }
+    with pytest.raises(ValueError, match="known: main"):
+        study("mian")
+
+
+def test_session_studies_build_the_papers_tables(built, pool, tmp_path):
+    bench, _ = built
+    models = ["baseline/history-reader", "baseline/guesser"]
+    tables = {}
+    for name in ("main", "identity", "mechanism", "difficulty", "split"):
+        data = play(_plan(name, models, tmp_path), bench, pool)
+        tables.update(STUDIES[name].tables(data))
+    table1 = {r["model"]: r for r in tables["table1"]}
+    assert table1["baseline/history-reader"]["FT-ES gain"] > 50 and len(table1) == 2
+    table3 = tables["table3"]
+    assert [(r["condition"], r["metric"]) for r in table3] == [
+        (c, m) for c in ("none", "shuffled", "same-user") for m in ("ES", "FT-ES", "TTC")
+    ]
+    assert set(table3[0]) == {"condition", "metric", *models}
+    assert {r["mechanism"] for r in tables["table8"]} and all(
+        r["condition"] == "same-user" for r in tables["table8"]
+    )
+    assert {r["difficulty"] for r in tables["table2"]} <= {"simple", "medium", "complex"}
+    split = {r["model"]: r for r in tables["split"]}
+    assert split["baseline/guesser"]["n history"] == split["baseline/guesser"]["n held-out"] == 30
+    # The history split is kept apart: the held-out tables still count 30 sessions.
+    assert table1["baseline/guesser"]["n"] == 30
+
+
+def test_the_difficulty_partition_is_saved_once_and_reused(built, pool, tmp_path):
+    bench, _ = built
+    first = play(_plan("difficulty", ["baseline/guesser"], tmp_path), bench, pool)
+    saved = json.loads((tmp_path / "difficulty.json").read_text())
+    assert saved["model"] == "baseline/guesser" and saved["labels"] == first.difficulty
+    # Another model's study keeps the saved partition, not its own no-history labels.
+    second = play(_plan("difficulty", ["baseline/history-reader"], tmp_path), bench, pool)
+    assert second.difficulty == first.difficulty
+
+
+def test_blank_control_counts_first_tries_and_revisions(pool, tmp_path):
+    tasks = load_humaneval()
+    seen: dict[str, int] = {}
+
+    def answer(messages):
+        task = next(t for t in tasks if t.prompt in messages[1]["content"])
+        seen[task.id] = seen.get(task.id, 0) + 1
+        if task.id.endswith(("0", "5")) and seen[task.id] == 1:
+            return f"```python\ndef {task.entry_point}(*args):\n    return None\n```"  # wrong, then right
+        return f"```python\n{task.prompt}{task.reference_solution}```"
+
+    with FakeOpenAI(answer) as server:
+        options = ModelOptions(base_url=server.base_url)
+        data = play(
+            _plan("blank-control", ["openai/fake"], tmp_path, limit=20, options=options), None, pool
+        )
+    (row,) = STUDIES["blank-control"].tables(data)["blank-control"]
+    firsts = sum(not t.endswith(("0", "5")) for t in seen)
+    assert row["n"] == 20 and row["ES"] == 100.0
+    assert row["first-try solved"] == f"{firsts}/20"
+    assert row["TTC"] == pytest.approx((firsts + 2 * (20 - firsts)) / 20, abs=1e-3)
+    revised = next(r for r in data.blank["openai/fake"] if r.solved_turn == 2)
+    assert "fails the tests" in revised.turns[2].text
