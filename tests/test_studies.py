@@ -63,6 +63,10 @@ def test_the_difficulty_partition_is_saved_once_and_reused(built, pool, tmp_path
     # Another model's study keeps the saved partition, not its own no-history labels.
     second = play(_plan("difficulty", ["baseline/history-reader"], tmp_path), bench, pool)
     assert second.difficulty == first.difficulty
+    # Sessions the saved partition doesn't cover are counted apart, not dropped.
+    wider = play(_plan("difficulty", ["baseline/guesser"], tmp_path, limit=40), bench, pool)
+    rows = STUDIES["difficulty"].tables(wider)["table2"]
+    assert rows[-1]["difficulty"] == "not in the partition" and sum(r["n"] for r in rows) == 40
 
 
 def test_blank_control_counts_first_tries_and_revisions(pool, tmp_path):

@@ -16,7 +16,7 @@ from capabench.metrics.core import BUDGET
 from capabench.records import BlankRun
 from capabench.report.collect import RunData, load_runs
 from capabench.report.tables import main_table_rows, mechanism_rows, pct
-from capabench.runner import RunConfig, Runner
+from capabench.runner import RunConfig, Runner, select_sessions
 from capabench.store import RunStore
 
 METRICS = ("ES", "FT-ES", "TTC")
@@ -84,6 +84,11 @@ def difficulty_table(data: StudyData) -> list[dict]:
             part = [r for r in group if data.difficulty.get(r.session_id) == level]
             if part:
                 rows.append({"model": run.model, "difficulty": level, **_metrics(part)})
+        unlabeled = [r for r in group if r.session_id not in data.difficulty]
+        if unlabeled:  # the saved partition came from a smaller reference run
+            rows.append(
+                {"model": run.model, "difficulty": "not in the partition", **_metrics(unlabeled)}
+            )
     return rows
 
 
@@ -185,7 +190,12 @@ def play(plan: StudyPlan, bench, pool, progress=None) -> StudyData:
             Runner(
                 replace(config, conditions=["none"], split="history"), bench, run_dir, pool=pool
             ).run(progress)
-    data = StudyData(load_runs(plan.run_dirs) if not s.blank else [], blank=blank)
+    runs = [] if s.blank else load_runs(plan.run_dirs)
+    for run, config in zip(runs, plan.configs, strict=False):  # no runs for the blank control
+        # The study's own slice: a run directory may hold more from earlier, wider studies.
+        wanted = {x.id for x in select_sessions(bench, config.limit, "both")}
+        run.results = [r for r in run.results if r.session_id in wanted]
+    data = StudyData(runs, blank=blank)
     if s.name == "difficulty":
         data.difficulty = difficulty_partition(data.runs[0], plan.difficulty_file)
     return data
