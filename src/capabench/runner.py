@@ -74,6 +74,9 @@ class Runner:
     ) -> None:
         if config.split != "heldout" and config.conditions != ["none"]:
             raise ValueError("the history split is played without history only (--conditions none)")
+        methods = {
+            name: condition(name) for name in config.conditions
+        }  # a typo fails before any model loads
         self.config = config
         self.bench = bench
         self.store = RunStore(run_dir)
@@ -88,7 +91,7 @@ class Runner:
         )
         self._shapes: dict[str, Shape] | None = None
         env = HistoryEnv(bench, self.model, top_k=config.top_k)
-        self.history = {name: condition(name)(env) for name in config.conditions}  # typos fail here
+        self.history = {name: method(env) for name, method in methods.items()}
         self.prices = load_prices(config.prices)
 
     def manifest(self) -> dict:
