@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from capabench.conventions import conventions_in
@@ -167,3 +169,26 @@ def test_amem_builds_linked_evolving_notes_and_retrieves_with_links(built):
     amem.context(sibling)  # same user: the memory is built once
     assert len(model.calls) == calls
     assert parse_json('x {"a": 1} y') == {"a": 1} and parse_json("[1]") is None
+
+
+def test_mem0_runs_offline_through_the_evaluated_model(built):
+    pytest.importorskip("mem0")
+    bench, _ = built
+    session = _heldout(bench)[0]
+    facts = iter(range(100))
+
+    def answer(messages):  # mem0's fact extraction; facts close to the new request are found
+        fact = json.dumps(f"The user wants fact number {next(facts)}: {session.request}")
+        return f'{{"memory": [{{"text": {fact}}}]}}'
+
+    model = ScriptedModel(answer)
+    mem0 = condition("mem0")(HistoryEnv(bench, model, settings={"embedder": "hashing"}))
+    context = mem0.context(session)
+    info = context.info
+    assert info["method"] == "mem0" and info["mem0_version"] and info["embedder"] == "hashing"
+    assert info["memories"] == 5 and 1 <= info["shown"] <= 5  # one fact per resolved session
+    assert "The user wants fact number" in context.text and "telemetry" in info["inactive_offline"]
+    assert all(
+        m[0].content and "json" in " ".join(x.content for x in m).lower() for m in model.calls
+    )
+    assert len(model.calls) == 5  # mem0's extraction calls went through capabench's model

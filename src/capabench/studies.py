@@ -150,7 +150,7 @@ STUDIES: dict[str, Study] = {
               ("none", "same-user", "gated"),
               lambda d: {"table4": method_rows(d.runs, ["mem0", "amem", "gated", "gated-llm"]),
                          "table5": by_condition_rows(d.runs, ["none", "same-user", "gated", "gated-llm"])},
-              llm_only=("amem", "gated-llm")),  # mem0: not yet registered
+              llm_only=("mem0", "amem", "gated-llm")),
         Study("mechanism", "Table 8: same-user history per mechanism (multi-label marginal)",
               ("same-user",), lambda d: {"table8": mechanism_rows(d.runs)}),
         Study("split", "Appendix A: history vs held-out split comparability (no history)",

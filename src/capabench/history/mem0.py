@@ -1,0 +1,120 @@
+"""`mem0`: the real mem0 library (the `memory` extra), fully offline.
+
+Its LLM is the evaluated model and its embedder capabench's, both reached through a local
+OpenAI-compatible endpoint on 127.0.0.1 (`capabench.models.serve`), so mem0's calls go
+through the same cache, retries and token counts as every other call. The vector store is
+an in-memory Qdrant, the history database in memory, telemetry off. Each user's resolved
+sessions are added to a memory of their own (mem0 extracts facts from each); for a new
+request the top memories by mem0's search are shown. Every result records the mem0 version,
+the algorithm, and the features that were inactive offline.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from importlib import metadata
+
+from capabench.history.base import HistoryContext, HistoryEnv, register
+from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
+from capabench.models.serve import serve_model
+from capabench.records import Session
+
+SHOWN = 5  # memories per request: mem0's own default page of search results
+os.environ["MEM0_TELEMETRY"] = "False"  # mem0 reads it once, when first imported
+
+
+def _telemetry_off() -> None:
+    """Also when mem0 was imported before us (with telemetry on): nothing may leave the machine."""
+    import mem0.memory.main as main
+    import mem0.memory.telemetry as telemetry
+
+    telemetry.MEM0_TELEMETRY = main.MEM0_TELEMETRY = False
+    client = getattr(telemetry.client_telemetry, "posthog", None)
+    if client is not None:
+        client.disabled = True
+
+
+def _available(module: str) -> bool:
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+@register("mem0")
+class Mem0:
+    def __init__(self, env: HistoryEnv) -> None:
+        os.environ["MEM0_TELEMETRY"] = "False"  # before mem0 is imported: it reads it once
+        try:
+            from mem0 import Memory  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                "the mem0 condition needs the memory extra: pip install -e .[memory]"
+            ) from None
+        self.env = env
+        model = env.need_model("mem0")
+        name = env.settings.get("embedder") or (
+            DEFAULT_EMBEDDER if _available("sentence_transformers") else HASHING
+        )
+        self.embed = embedder(name)
+        self.dims = int(self.embed.encode(["x"]).shape[1])
+        self.server = serve_model(model, self.embed).__enter__()  # lives as long as the run
+        self.memories: dict[int, object] = {}
+        self.added: dict[int, int] = {}
+        self.locks: dict[int, threading.Lock] = {}
+        self.guard = threading.Lock()
+        self.info = {
+            "method": "mem0", "mem0_version": metadata.version("mem0ai"),
+            "algorithm": "mem0 v3 additive extraction (one LLM call per add), vector search",
+            "embedder": self.embed.name, "vector_store": "qdrant in memory",
+            "inactive_offline": [f for f, on in (("spaCy lemmatization (mem0ai[nlp])", _available("spacy")),
+                                                 ("BM25 keyword search (fastembed)", _available("fastembed")))
+                                 if not on] + ["telemetry"],
+        }  # fmt: skip
+
+    def _config(self, cell: int) -> dict:
+        from qdrant_client import QdrantClient
+
+        base = self.server.base_url
+        return {
+            "llm": {"provider": "openai", "config": {"model": "capabench", "openai_base_url": base, "api_key": "local"}},
+            "embedder": {"provider": "openai", "config": {"model": self.embed.name, "openai_base_url": base,
+                                                          "api_key": "local", "embedding_dims": self.dims}},
+            "vector_store": {"provider": "qdrant", "config": {"client": QdrantClient(location=":memory:"),
+                                                              "collection_name": f"cell{cell}",
+                                                              "embedding_model_dims": self.dims}},
+            "history_db_path": ":memory:",
+        }  # fmt: skip
+
+    def memory(self, session: Session):
+        from mem0 import Memory
+
+        with self.guard:
+            lock = self.locks.setdefault(session.cell, threading.Lock())
+        with lock:  # one memory per user, built once
+            if session.cell not in self.memories:
+                memory = Memory.from_config(self._config(session.cell))
+                added = 0
+                for earlier in self.env.history_of(session):
+                    turns = [{"role": t.role, "content": t.text} for t in earlier.trace]
+                    added += len(
+                        memory.add(turns, user_id=f"cell{session.cell}").get("results", [])
+                    )
+                self.memories[session.cell], self.added[session.cell] = memory, added
+            return self.memories[session.cell]
+
+    def context(self, session: Session) -> HistoryContext:
+        memory = self.memory(session)
+        found = memory.search(
+            session.request, filters={"user_id": f"cell{session.cell}"}, top_k=SHOWN
+        )
+        items = [r["memory"] for r in found.get("results", []) if r.get("memory")]
+        info = {**self.info, "memories": self.added[session.cell], "shown": len(items)}
+        if not items:
+            return HistoryContext(info=info)
+        text = "What you remember about this user from earlier sessions:\n" + "\n".join(
+            f"- {m}" for m in items
+        )
+        return HistoryContext(text, info=info)
