@@ -192,3 +192,25 @@ def test_mem0_runs_offline_through_the_evaluated_model(built):
         m[0].content and "json" in " ".join(x.content for x in m).lower() for m in model.calls
     )
     assert len(model.calls) == 5  # mem0's extraction calls went through capabench's model
+
+
+def test_a_failing_endpoint_inside_a_history_method_is_an_infrastructure_error(
+    built, pool, tmp_path
+):
+    from capabench.models import ModelOptions
+    from capabench.models.retry import RetryPolicy
+    from capabench.testing.fake_openai import FakeOpenAI
+
+    bench, _ = built
+
+    def answer(messages):
+        raise RuntimeError("the model behind the endpoint is down")
+
+    with FakeOpenAI(answer) as server:  # the server answers 500, it doesn't drop the line
+        options = ModelOptions(
+            base_url=server.base_url, retry=RetryPolicy(attempts=2, sleep=lambda s: None)
+        )
+        config = RunConfig(model="openai/fake", conditions=["gated-llm"], limit=2, options=options)
+        results = Runner(config, bench, tmp_path, pool=pool).run()
+    assert len(results) == 2 and all(r.status == "infra_error" for r in results)
+    assert all("history (gated-llm)" in r.error and "down" in r.error for r in results)

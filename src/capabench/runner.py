@@ -15,7 +15,7 @@ from typing import Literal
 import capabench
 from capabench.build.builder import Benchmark, spy_tasks
 from capabench.conventions import REGISTRY, Shape
-from capabench.history import HistoryEnv, condition
+from capabench.history import HistoryContext, HistoryEnv, condition
 from capabench.judge.sandbox import SandboxPool, default_pool
 from capabench.models import ChatModel, InfraError, ModelOptions, make_model
 from capabench.models.pricing import cost, load_prices
@@ -161,7 +161,12 @@ class Runner:
 
     def play(self, session: Session, cond: str, epoch: int) -> SessionRun:
         start = time.perf_counter()
-        context = self.history[cond].context(session)
+        transcript = SessionResult(turns=[Turn(role="user", text=session.request)])
+        try:
+            context = self.history[cond].context(session)  # methods may call the model too
+        except InfraError as exc:
+            return self._record(session, cond, epoch, start, HistoryContext(), transcript, None,
+                                "infra_error", f"history ({cond}): {exc}")  # fmt: skip
         if self.policy is not None:
             assistant = self.policy(
                 PolicyInput(session, self._shapes[session.task_id], context, epoch)
@@ -171,7 +176,6 @@ class Runner:
                 self.model, system=system_prompt(context, self.config.budget)
             )
         user = SimulatedUser(session, pool=self.pool, expression_model=self.user_model)
-        transcript = SessionResult(turns=[Turn(role="user", text=session.request)])
         status, error = "completed", ""
         try:
             transcript = run_session(
@@ -179,6 +183,13 @@ class Runner:
             )
         except InfraError as exc:
             status, error = "infra_error", str(exc)
+        return self._record(
+            session, cond, epoch, start, context, transcript, assistant, status, error
+        )
+
+    def _record(
+        self, session, cond, epoch, start, context, transcript, assistant, status, error
+    ) -> SessionRun:
         completions = getattr(assistant, "completions", [])
         tokens_in = sum(c.input_tokens for c in completions)
         tokens_out = sum(c.output_tokens for c in completions)

@@ -17,6 +17,7 @@ from importlib import metadata
 
 from capabench.history.base import HistoryContext, HistoryEnv, register
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
+from capabench.models.errors import InfraError
 from capabench.models.serve import serve_model
 from capabench.records import Session
 
@@ -99,9 +100,11 @@ class Mem0:
                 added = 0
                 for earlier in self.env.history_of(session):
                     turns = [{"role": t.role, "content": t.text} for t in earlier.trace]
-                    added += len(
-                        memory.add(turns, user_id=f"cell{session.cell}").get("results", [])
-                    )
+                    try:
+                        found = memory.add(turns, user_id=f"cell{session.cell}")
+                    except Exception as exc:  # mem0 wraps the endpoint's failure in its own errors
+                        raise InfraError(f"mem0 could not add a session: {exc}") from None
+                    added += len(found.get("results", []))
                 self.memories[session.cell], self.added[session.cell] = memory, added
             return self.memories[session.cell]
 

@@ -76,7 +76,11 @@ class OpenAICompatibleServer:
                     "system"
                 ):  # Anthropic's shape: system apart
                     messages = [{"role": "system", "content": body["system"]}, *messages]
-                text = server.answer(messages)
+                try:
+                    text = server.answer(messages)
+                except Exception as exc:  # the model behind us failed: say so, don't drop the line
+                    retryable = getattr(exc, "retryable", True)
+                    return self._send(500 if retryable else 400, {"error": {"message": str(exc)}})
                 words = sum(len(str(m.get("content", "")).split()) for m in messages)
                 if route == "/v1/messages":
                     return self._send(200, {
