@@ -35,9 +35,25 @@ def sandbox_uid_processes() -> list[int]:
             continue
         uid = int(status.split("Uid:")[1].split()[0])
         state = status.split("State:")[1].split()[0]
-        if uid >= 200_000 and uid % 2 == 1 and state != "Z":
+        if uid >= 200_000 and uid % 2 == 1 and state != "Z" and _descends_from_us(int(name)):
             found.append(int(name))
     return found
+
+
+def _descends_from_us(pid: int) -> bool:
+    """Ours, not another capabench's on the same host (each worker always holds one
+    pre-forked submission process). Leftovers of our jobs stay in our tree: the zygote is
+    their subreaper."""
+    me = os.getpid()
+    while pid > 1:
+        if pid == me:
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                pid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 @pytest.fixture(scope="session")
