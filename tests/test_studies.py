@@ -92,3 +92,24 @@ def test_blank_control_counts_first_tries_and_revisions(pool, tmp_path):
     assert row["TTC"] == pytest.approx((firsts + 2 * (20 - firsts)) / 20, abs=1e-3)
     revised = next(r for r in data.blank["openai/fake"] if r.solved_turn == 2)
     assert "fails the tests" in revised.turns[2].text
+
+
+def test_study_command_prints_the_table_and_writes_csv(built, tmp_path):
+    from typer.testing import CliRunner
+
+    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.cli import app
+
+    bench, _ = built
+    if not default_benchmark_path(0).exists():  # the command loads the cached default benchmark
+        write_benchmark(bench, default_benchmark_path(0))
+    result = CliRunner().invoke(
+        app, ["study", "identity", "--model", "baseline/history-reader", "--limit", "4", "--runs", str(tmp_path)],
+        env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "identity: table3" in result.output and "shuffled" in result.output
+    rows = (tmp_path / "studies" / "identity-table3.csv").read_text().splitlines()
+    assert rows[0] == "condition,metric,baseline/history-reader" and len(rows) == 10
+    wrong = CliRunner().invoke(app, ["study", "tables", "--model", "baseline/oracle"])
+    assert wrong.exit_code == 2 and "unknown study 'tables'" in wrong.output
