@@ -223,27 +223,37 @@ class Manifest(Record):
     content_hash: str
 
 
-class SessionRun(Record):
-    """One held-out session played under one condition: the unit a run appends."""
+class Played(Record):
+    """What every played attempt keeps: its outcome, its dialogue and its cost."""
 
-    key: str = Field(description="session|condition|epoch")
-    session_id: str
-    split: Literal["history", "heldout"] = "heldout"
-    condition: str
     epoch: int = 0
     model: str
     status: Literal["completed", "infra_error"]
     error: str = ""
     solved_turn: int | None = None
     turns: tuple[Turn, ...] = ()
+    input_tokens: int = 0
+    output_tokens: int = 0
+    duration_s: float = 0.0
+
+    @property
+    def solved(self) -> bool:
+        return self.solved_turn is not None
+
+
+class SessionRun(Played):
+    """One held-out session played under one condition: the unit a run appends."""
+
+    key: str = Field(description="session|condition|epoch")
+    session_id: str
+    split: Literal["history", "heldout"] = "heldout"
+    condition: str
     asks: int = Field(default=0, description="assistant turns that asked a question")
     submissions: int = 0
     needless_asks: int = Field(
         default=0, description="asks about conventions the given history already showed"
     )
     first_move: Literal["ask", "submit", "both", "neither"] = "neither"
-    input_tokens: int = 0
-    output_tokens: int = 0
     cost_usd: float | None = None
     history_tokens: int = 0
     history_info: dict[str, Any] = Field(
@@ -253,28 +263,10 @@ class SessionRun(Record):
     profile_id: str
     mechanisms: tuple[Mechanism, Mechanism]
     task_id: str
-    duration_s: float = 0.0
-
-    @property
-    def solved(self) -> bool:
-        return self.solved_turn is not None
 
 
-class BlankRun(Record):
+class BlankRun(Played):
     """One original task in the blank control: full specification, no user, test feedback."""
 
     key: str = Field(description="task|epoch")
     task_id: str
-    epoch: int = 0
-    model: str
-    status: Literal["completed", "infra_error"]
-    error: str = ""
-    solved_turn: int | None = None
-    turns: tuple[Turn, ...] = ()
-    input_tokens: int = 0
-    output_tokens: int = 0
-    duration_s: float = 0.0
-
-    @property
-    def solved(self) -> bool:
-        return self.solved_turn is not None

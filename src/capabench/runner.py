@@ -63,6 +63,14 @@ def select_sessions(bench: Benchmark, limit: int | None, split: str = "heldout")
     return [chosen[int(i * step)] for i in range(limit)]
 
 
+def _drain(finished: queue.SimpleQueue) -> list:
+    """Everything already in the queue, without waiting."""
+    items = []
+    while not finished.empty():
+        items.append(finished.get())
+    return items
+
+
 class Runner:
     def __init__(
         self,
@@ -119,7 +127,7 @@ class Runner:
         """Play every pending job; returns all results of the run directory, old and new."""
         self.store.open(self.manifest())
         results = {r.key: r for r in self.store.results()}
-        jobs = self.jobs({k for k, r in results.items() if r.status == "completed"})
+        jobs = self.jobs(self.store.done(results.values()))
         if self.baseline and jobs:
             self._shapes, _ = spy_tasks(load_humaneval(), self.pool)
         finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
@@ -129,18 +137,13 @@ class Runner:
                     ex.submit(self.play, *job).add_done_callback(finished.put)
                 pending = len(jobs)
                 while pending:
-                    batch = [finished.get()]
-                    while not finished.empty():  # stored the moment they finish, in any order
-                        batch.append(finished.get())
+                    batch = [finished.get(), *_drain(finished)]  # stored as they finish, any order
                     pending -= len(batch)
                     self._store(batch, results, progress)
             except BaseException:
                 # A bug or Ctrl-C: drop the queued sessions, keep those already playing.
                 ex.shutdown(wait=True, cancel_futures=True)
-                rest = []
-                while not finished.empty():
-                    rest.append(finished.get())
-                ok = [f for f in rest if not f.cancelled() and f.exception() is None]
+                ok = [f for f in _drain(finished) if not f.cancelled() and f.exception() is None]
                 self._store(ok, results, progress)
                 raise
             finally:

@@ -15,7 +15,7 @@ from capabench.metrics import difficulty_of, summarize
 from capabench.metrics.core import BUDGET
 from capabench.records import BlankRun
 from capabench.report.collect import RunData, load_runs
-from capabench.report.tables import main_table_rows, mechanism_rows, pct
+from capabench.report.tables import main_table_rows, mechanism_rows, metric_cells, pct
 from capabench.runner import RunConfig, Runner, select_sessions
 from capabench.store import RunStore
 
@@ -45,8 +45,7 @@ class Study:
 
 
 def _metrics(results) -> dict:
-    s = summarize(results)
-    return {"n": s.n, "ES": pct(s.es), "FT-ES": pct(s.ft_es), "TTC": round(s.ttc, 3)}
+    return metric_cells(summarize(results))
 
 
 def by_condition_rows(runs: list[RunData], conditions: list[str]) -> list[dict]:

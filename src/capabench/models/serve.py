@@ -23,8 +23,10 @@ class _Server(ThreadingHTTPServer):
 
 class OpenAICompatibleServer:
     def __init__(self, answer: Callable[[list[dict]], str], *, latency_s: float = 0.0,
-                 embed: Callable[[list[str]], list[list[float]]] | None = None) -> None:  # fmt: skip
+                 embed: Callable[[list[str]], list[list[float]]] | None = None,
+                 record: bool = True) -> None:  # fmt: skip
         self.answer = answer
+        self.record = record  # keep every request body (tests read them; a long run must not)
         self.embed = embed
         self.latency_s = latency_s
         self.faults: deque[str] = deque()
@@ -47,7 +49,8 @@ class OpenAICompatibleServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
-                    server.requests.append(body)
+                    if server.record:
+                        server.requests.append(body)
                     fault = server.faults.popleft() if server.faults else None
                 route = self.path.rstrip("/")
                 if route == "/v1/embeddings" and server.embed is not None:
@@ -143,4 +146,4 @@ def serve_model(model, embedder=None) -> OpenAICompatibleServer:
         ).text
 
     embed = (lambda texts: embedder.encode(texts).tolist()) if embedder is not None else None
-    return OpenAICompatibleServer(answer, embed=embed)
+    return OpenAICompatibleServer(answer, embed=embed, record=False)

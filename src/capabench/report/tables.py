@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from capabench.metrics import breakdown, difficulty_of, paired_tests, pass_k, summarize
+from capabench.metrics.core import Summary
 from capabench.report.collect import RunData
 
 ORDER = [
@@ -64,18 +65,15 @@ def condition_rows(runs: list[RunData]) -> list[dict]:
     return rows
 
 
+def metric_cells(s: Summary) -> dict:
+    """The paper's three columns (and n) of one summary."""
+    return {"n": s.n, "ES": pct(s.es), "FT-ES": pct(s.ft_es), "TTC": round(s.ttc, 3)}
+
+
 def _breakdown_rows(run: RunData, cond: str, group: list, column: str, labels) -> list[dict]:
     """ES / FT-ES / TTC per label of one run's condition (a result may carry several labels)."""
     return [
-        {
-            "model": run.model,
-            "condition": cond,
-            column: label,
-            "n": s.n,
-            "ES": pct(s.es),
-            "FT-ES": pct(s.ft_es),
-            "TTC": round(s.ttc, 3),
-        }
+        {"model": run.model, "condition": cond, column: label, **metric_cells(s)}
         for label, s in breakdown(group, labels).items()
     ]
 

@@ -106,6 +106,11 @@ class RunStore:
             latest[result.key] = result
         return list(latest.values())
 
-    def done(self) -> set[str]:
-        """Keys with a completed result; infrastructure errors are tried again."""
-        return {r.key for r in self.results() if r.status == "completed"}
+    def done(self, results=None) -> set[str]:
+        """Keys with a completed result (of `results` when given, else of the file);
+        infrastructure errors are tried again."""
+        return {
+            r.key
+            for r in (self.results() if results is None else results)
+            if r.status == "completed"
+        }
