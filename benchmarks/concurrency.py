@@ -6,15 +6,16 @@ Each dialogue shape is measured on its own: the server asks N clarifying questio
 answers with the session's reference. With N = 0 every model call is followed by a judge
 run (the most CPU per call); real assistants ask and revise, so calls outnumber judge runs.
 The machine's CPU use is printed with each figure, to show what binds when it falls short.
-Two figures: over the whole run, and over its saturated part (until the last session
-starts, `concurrency` sessions are in flight; the ramp-down after it can't reach the ideal).
+Two figures: over the whole run (worker start-up included), and over its saturated part
+(from the first session's start to the last one's: `concurrency` sessions are in flight; the ramp-down after it can't reach the ideal).
 
-    .venv/bin/python benchmarks/concurrency.py [--latency 0.2] [--concurrency 32] [--sessions 300] [--conditions none,same-user,shuffled] [--asks 0,3]
+    .venv/bin/python benchmarks/concurrency.py [--latency 0.2] [--concurrency 32] [--sessions 300] [--conditions none,same-user,shuffled] [--asks 0,3] [--processes 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -34,16 +35,10 @@ def busy_ticks() -> tuple[int, int]:
     return sum(fields) - idle, sum(fields)
 
 
-class CallClock:
-    """The model, noting when each call returns."""
-
-    def __init__(self, inner) -> None:
-        self.inner, self.name, self.done = inner, inner.name, []
-
-    def complete(self, messages):
-        completion = self.inner.complete(messages)
-        self.done.append(time.perf_counter())
-        return completion
+def process_ticks(pid: int) -> int:
+    """User + system CPU ticks of one process, from /proc/PID/stat."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
 
 
 def measure(args, bench, pool, asks: int) -> None:
@@ -53,24 +48,25 @@ def measure(args, bench, pool, asks: int) -> None:
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     base_url = server.stdout.readline().strip()
+    starts: list[float] = []  # when each session started: its result's arrival less its duration
     try:
         with tempfile.TemporaryDirectory() as tmp:
             options = ModelOptions(
                 base_url=base_url, concurrency=args.concurrency, timeout_s=30, cache=False
             )
             config = RunConfig(model="openai/fake", conditions=args.conditions.split(","), limit=args.sessions,
-                               concurrency=args.concurrency, options=options)  # fmt: skip
+                               concurrency=args.concurrency, options=options, processes=args.processes)  # fmt: skip
             runner = Runner(config, bench, tmp, pool=pool)
-            runner.model = clock = CallClock(runner.model)
-            play, starts = runner.play, []
-            runner.play = lambda *job: (starts.append(time.perf_counter()), play(*job))[1]
             busy0, total0 = busy_ticks()
-            start = time.perf_counter()
-            results = runner.run()
-            wall = time.perf_counter() - start
+            server0 = process_ticks(server.pid)
+            start = time.monotonic()
+            results = runner.run(lambda r: starts.append(time.monotonic() - r.duration_s))
+            wall = time.monotonic() - start
             busy1, total1 = busy_ticks()
+            server_ms = (process_ticks(server.pid) - server0) / os.sysconf("SC_CLK_TCK") * 1000
     finally:
         server.stdin.close()
+        sent = json.loads(server.stdout.readline())
         server.wait()
     calls = sum(sum(t.role == "assistant" for t in r.turns) for r in results)
     judged = sum(sum(t.verdict is not None for t in r.turns) for r in results)
@@ -81,12 +77,15 @@ def measure(args, bench, pool, asks: int) -> None:
           f"{judged} judge runs, {sum(r.solved for r in results)} solved, wall {wall:.1f} s")  # fmt: skip
     # Saturated: until the last session starts, `concurrency` sessions are always in flight;
     # after it, fewer remain and the ideal no longer applies (the run's ramp-down).
-    window = max(starts) - start
-    saturated = sum(t <= max(starts) for t in clock.done) / window
+    # Its start is the first session's (worker processes take a moment to start).
+    first, last = min(starts), max(starts)
+    saturated = sum(first <= t <= last for t in sent) / (last - first)
     print(f"  ideal {ideal:.1f} calls/s; whole run {achieved:.1f} calls/s: efficiency {achieved / ideal:.2f}; "
-          f"saturated (first {window:.1f} s) {saturated:.1f} calls/s: efficiency {saturated / ideal:.2f}")  # fmt: skip
-    print(f"  machine CPU busy {(busy1 - busy0) / (total1 - total0):.0%} of {os.cpu_count()} cores; "
-          f"{cpu_ms / calls:.1f} ms CPU per model call, {cpu_ms / len(results):.1f} ms per session")  # fmt: skip
+          f"saturated ({last - first:.1f} s) {saturated:.1f} calls/s: efficiency {saturated / ideal:.2f}")  # fmt: skip
+    print(f"  machine CPU busy {(busy1 - busy0) / (total1 - total0):.0%} of {os.cpu_count()} cores "
+          f"(the fake server's share {server_ms / (cpu_ms or 1):.0%}); harness + judge "
+          f"{(cpu_ms - server_ms) / calls:.1f} ms CPU per model call, "
+          f"{(cpu_ms - server_ms) / len(results):.1f} ms per session")  # fmt: skip
 
 
 def main() -> None:
@@ -97,14 +96,14 @@ def main() -> None:
     parser.add_argument("--conditions", default="none,same-user,shuffled")
     parser.add_argument("--asks", default="0,3", help="comma-separated numbers of questions")
     parser.add_argument(
-        "--workers", type=int, default=None, help="judge workers (default: cores + 1)"
+        "--processes", type=int, default=2, help="runner worker processes (1: threads only)"
     )
     args = parser.parse_args()
-    pool = SandboxPool(args.workers)
+    pool = SandboxPool()  # for building the benchmark, and the judge with --processes 1
     try:
         bench = default_benchmark(0, pool=pool)
         print(f"latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, "
-              f"judge workers {pool.size} ({pool.isolation})")  # fmt: skip
+              f"runner processes {args.processes}, judge {pool.isolation}")  # fmt: skip
         for asks in (int(x) for x in args.asks.split(",")):
             measure(args, bench, pool, asks)
     finally:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from math import prod
+from pathlib import Path
 
 import pytest
 
@@ -91,7 +92,7 @@ def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
             prices=str(prices),
         )
         runner = Runner(config, bench, tmp_path / "run", pool=pool)
-        real_complete = runner.model.complete
+        real_complete = runner.player.model.complete
 
         def complete(messages):
             if fail_always["on"] and any(m.content == doomed for m in messages):
@@ -100,7 +101,7 @@ def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
                 raise InfraError("endpoint down for this session")
             return real_complete(messages)
 
-        runner.model.complete = complete
+        runner.player.model.complete = complete
         results = runner.run()
     assert len(results) == 12 and {r.key for r in results} == {
         f"{s.id}|{c}|0" for s in sessions for c in ("none", "same-user")
@@ -121,6 +122,18 @@ def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
         r.key for r in results if r.status == "completed"
     }
     assert len(runner.jobs()) == 2
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of `pid`, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 def _strip(results):
@@ -144,6 +157,7 @@ def test_kill_and_resume_matches_an_uninterrupted_run(built, tmp_path):
            "--conditions", "none,same-user,shuffled", "--limit", "40", "--concurrency", "2"]  # fmt: skip
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     subprocess.run([*cli, "--run-dir", str(whole)], env=env, check=True, capture_output=True)
+    cli += ["--processes", "2"]  # the killed run plays in worker processes: same results
     proc = subprocess.Popen(
         [*cli, "--run-dir", str(killed)],
         env=env,
@@ -156,8 +170,13 @@ def test_kill_and_resume_matches_an_uninterrupted_run(built, tmp_path):
         not results.exists() or results.read_text().count("\n") < 15
     ):
         time.sleep(0.05)
+    workers = _children(proc.pid)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(workers) >= 2 and not any(Path(f"/proc/{pid}").exists() for pid in workers)
     partial = results.read_text().count("\n")
     assert 15 <= partial < 120
     with results.open("ab") as fh:  # as if the kill had torn a line mid-write
@@ -253,7 +272,7 @@ def test_a_harness_bug_stops_the_run_keeping_what_finished(built, pool, tmp_path
     bench, _ = built
     runner = Runner(RunConfig(model="baseline/oracle", conditions=["none"], limit=40, concurrency=2),
                     bench, tmp_path, pool=pool)  # fmt: skip
-    played, play = [], runner.play
+    played, play = [], runner.player.play
     bad = runner.jobs()[5][0].id
 
     def buggy(session, cond, epoch):
@@ -262,10 +281,17 @@ def test_a_harness_bug_stops_the_run_keeping_what_finished(built, pool, tmp_path
             raise KeyError("a bug")
         return play(session, cond, epoch)
 
-    monkeypatch.setattr(runner, "play", buggy)
+    monkeypatch.setattr(runner.player, "play", buggy)
     with pytest.raises(KeyError):
         runner.run()
     stored = RunStore(tmp_path).results()
     assert bad not in {r.session_id for r in stored}
     assert len(stored) >= 5 and {r.session_id for r in stored} <= set(played)
     assert len(played) < 40  # the queue was dropped, not played unstored
+
+
+def test_worker_processes_say_why_they_could_not_start(built, tmp_path):
+    bench, _ = built
+    config = RunConfig(model="baseline/oracle", conditions=["gated-llm"], limit=2, processes=2)
+    with pytest.raises(RuntimeError, match="needs an LLM"):
+        Runner(config, bench, tmp_path).run()

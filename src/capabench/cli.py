@@ -355,7 +355,13 @@ def _print_run_tables(runs) -> None:
 
 # Options shared by `run` and `study`.
 LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="sessions (an even spread)")]
-ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1)]
+ConcurrencyOpt = Annotated[
+    int, typer.Option("--concurrency", min=1, help="model calls in flight per endpoint")
+]
+ProcessesOpt = Annotated[
+    int,
+    typer.Option("--processes", min=1, help="worker processes sharing the concurrency (many calls at once on a small machine)"),
+]  # fmt: skip
 UserModelOpt = Annotated[
     str | None, typer.Option("--user-model", help="an LLM to phrase the user's answers")
 ]
@@ -378,7 +384,7 @@ MODEL_HELP = "openai/<m>, anthropic/<m>, local[/<gguf>], baseline/<policy>"
 
 
 def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, user_model, base_url, api_key,
-                temperature, max_tokens, no_cache, prices, top_k, epochs: int = 1):  # fmt: skip
+                temperature, max_tokens, no_cache, prices, top_k, epochs: int = 1, processes: int = 1):  # fmt: skip
     from capabench.models import ModelOptions
     from capabench.paths import cache_dir
     from capabench.runner import RunConfig
@@ -387,7 +393,7 @@ def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, 
                            cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
     return RunConfig(model=model, conditions=conditions, limit=limit, epochs=epochs, concurrency=concurrency,
                      seed=seed, user_model=user_model, options=options, top_k=top_k,
-                     prices=str(prices) if prices else None)  # fmt: skip
+                     prices=str(prices) if prices else None, processes=processes)  # fmt: skip
 
 
 def _benchmark(seed: int):
@@ -408,6 +414,7 @@ def run_cmd(
     conditions: Annotated[str, typer.Option("--conditions", help="comma-separated")] = "none,same-user",
     limit: LimitOpt = None,
     concurrency: ConcurrencyOpt = 4,
+    processes: ProcessesOpt = 1,
     epochs: Annotated[int, typer.Option("--epochs", min=1)] = 1,
     run_dir: Annotated[Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")] = None,
     user_model: UserModelOpt = None,
@@ -429,7 +436,7 @@ def run_cmd(
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     config = _run_config(model, names, limit=limit, concurrency=concurrency, seed=seed, user_model=user_model,
                          base_url=base_url, api_key=api_key, temperature=temperature, max_tokens=max_tokens,
-                         no_cache=no_cache, prices=prices, top_k=top_k, epochs=epochs)  # fmt: skip
+                         no_cache=no_cache, prices=prices, top_k=top_k, epochs=epochs, processes=processes)  # fmt: skip
     path = run_dir or _default_run_dir(model, bench)
     try:
         runner = Runner(config, bench, path)
@@ -454,6 +461,7 @@ def study_cmd(
     models: Annotated[list[str], typer.Option("--model", help=MODEL_HELP + " (repeat for several)")],
     limit: LimitOpt = None,
     concurrency: ConcurrencyOpt = 4,
+    processes: ProcessesOpt = 1,
     runs: Annotated[Path, typer.Option("--runs", help="where each model's run directory lives")] = Path("runs"),
     out: Annotated[Path | None, typer.Option("--out", help="CSV files (default: <runs>/studies)")] = None,
     difficulty: Annotated[Path | None, typer.Option("--difficulty", help="saved partition (default: <runs>/difficulty-<benchmark>.json)")] = None,
@@ -481,7 +489,7 @@ def study_cmd(
     tag = bench.manifest.content_hash[:8]
     settings = dict(limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, base_url=base_url,
                     api_key=api_key, temperature=temperature, max_tokens=max_tokens, no_cache=no_cache,
-                    prices=prices, top_k=top_k)  # fmt: skip
+                    prices=prices, top_k=top_k, processes=processes)  # fmt: skip
     configs = [_run_config(m, [], **settings) for m in models]
     plan = StudyPlan(chosen, configs, [runs / _default_run_dir(m, bench).name for m in models],
                      difficulty or runs / f"difficulty-{tag}.json")  # fmt: skip

@@ -13,9 +13,12 @@ QUESTION = "Before I write it: how do you want the result returned, and what abo
 def main() -> None:
     """`python -m capabench.testing.fake_openai --references BENCH_DIR [--asks N]`: serve, in a
     process of its own, each held-out session's composed reference as the answer to its
-    request, after N clarifying questions. Prints the base URL, then serves until stdin closes."""
+    request, after N clarifying questions. Prints the base URL, then serves until stdin closes;
+    then prints the time.monotonic() at which each answer was sent, as one JSON list."""
     import argparse
+    import json
     import sys
+    import time
 
     from capabench.build.export import load_benchmark
 
@@ -26,7 +29,10 @@ def main() -> None:
     args = parser.parse_args()
     by_request = {s.request: s.reference for s in load_benchmark(args.references).sessions}
 
+    sent: list[float] = []
+
     def answer(messages):
+        sent.append(time.monotonic())  # after the injected latency: when the answer leaves
         if sum(m["role"] == "assistant" for m in messages) < args.asks:
             return QUESTION
         request = next((m["content"] for m in messages if m["role"] == "user"), "")
@@ -35,6 +41,7 @@ def main() -> None:
     with FakeOpenAI(answer, latency_s=args.latency) as server:
         print(server.base_url, flush=True)
         sys.stdin.read()
+    print(json.dumps(sent), flush=True)
 
 
 if __name__ == "__main__":
