@@ -97,20 +97,21 @@ def test_gated_keeps_the_history_readers_first_turn_success_with_half_the_tokens
     assert all(r.history_info["gate"] == "evidence" for r in by["gated"])
 
 
-def test_parse_gate_reads_the_format_and_distrusts_anything_else():
+def test_parse_gate_reads_the_json_and_distrusts_anything_else():
     good = parse_gate(
-        "DECISION: sufficient\nSESSION: 2\nEVIDENCE:\n- Return a list.\n- Log to stderr.\nUNRESOLVED:\n- none",
+        'Here: {"decision": "sufficient", "session": 2, "evidence": ["Return a list.", '
+        '"Log to stderr."], "unresolved": []}',
         5,
     )
     assert good == {"decision": "sufficient", "session": 1,
                     "evidence": ["Return a list.", "Log to stderr."], "unresolved": []}  # fmt: skip
+    out_of_range = '{"decision": "sufficient", "session": 9, "evidence": ["x"]}'
+    assert parse_gate(out_of_range, 5)["decision"] == "insufficient"
+    no_evidence = '{"decision": "sufficient", "session": 1, "evidence": []}'
+    assert parse_gate(no_evidence, 5)["decision"] == "insufficient"
     assert (
-        parse_gate("DECISION: sufficient\nSESSION: 9\nEVIDENCE:\n- x", 5)["decision"]
-        == "insufficient"
-    )
-    assert (
-        parse_gate("DECISION: sufficient\nSESSION: 1\nEVIDENCE:\nnone", 5)["decision"]
-        == "insufficient"
+        parse_gate('{"decision": "sufficient", "session": true, "evidence": ["x"]}', 5)["session"]
+        is None
     )
     assert parse_gate("I think the user likes lists.", 5) == {
         "decision": "insufficient", "session": None, "evidence": [], "unresolved": []
@@ -121,8 +122,8 @@ def test_llm_gate_highlights_the_session_it_names_or_passes_on_its_guidance(buil
     bench, _ = built
     session = _heldout(bench)[0]
     replies = [
-        "DECISION: sufficient\nSESSION: 3\nEVIDENCE:\n- They want results sorted.\nUNRESOLVED:\n- none",
-        "DECISION: insufficient\nSESSION: none\nEVIDENCE:\n- none\nUNRESOLVED:\n- the log channel",
+        '{"decision": "sufficient", "session": 3, "evidence": ["They want results sorted."]}',
+        '{"decision": "insufficient", "session": null, "evidence": [], "unresolved": ["the log channel"]}',
     ]
     model = ScriptedModel(replies)
     gate = condition("gated-llm")(HistoryEnv(bench, model))
@@ -134,10 +135,11 @@ def test_llm_gate_highlights_the_session_it_names_or_passes_on_its_guidance(buil
     assert session.request in asked and "Earlier session 5" in asked
     second = gate.context(session)
     assert second.session_ids == () and "Unresolved: the log channel" in second.text
+    assert model.json_calls == 2  # the gate asks for the endpoint's JSON mode
 
 
 def test_amem_builds_linked_evolving_notes_and_retrieves_with_links(built):
-    from capabench.history.amem import parse_json
+    from capabench.history.base import parse_json
 
     bench, _ = built
     session = _heldout(bench)[0]
@@ -192,6 +194,7 @@ def test_mem0_runs_offline_through_the_evaluated_model(built):
         m[0].content and "json" in " ".join(x.content for x in m).lower() for m in model.calls
     )
     assert len(model.calls) == 5  # mem0's extraction calls went through capabench's model
+    assert model.json_calls == 5  # in JSON mode, as mem0 asked the endpoint
 
 
 def test_a_failing_endpoint_inside_a_history_method_is_an_infrastructure_error(

@@ -66,6 +66,16 @@ def test_client_errors_are_not_retried():
     assert info.value.retryable is False and info.value.status == 404 and len(server.requests) == 1
 
 
+def test_json_mode_reaches_the_endpoint_and_keys_the_cache_apart(tmp_path):
+    with FakeOpenAI(lambda m: '{"a": 1}') as server:
+        model = make_model("openai/m", _options(server, [], cache=str(tmp_path / "c.sqlite")))
+        plain = model.complete(HELLO)
+        as_json = model.complete(HELLO, json_object=True)
+    assert "response_format" not in server.requests[0]
+    assert server.requests[1]["response_format"] == {"type": "json_object"}
+    assert not plain.cached and not as_json.cached  # not the plain answer served from cache
+
+
 def test_cache_answers_the_same_request_once(tmp_path):
     with FakeOpenAI(lambda m: "cached answer") as server:
         options = _options(server, [], cache=str(tmp_path / "cache.sqlite"))

@@ -371,6 +371,10 @@ ApiKeyOpt = Annotated[
 ]
 TemperatureOpt = Annotated[float, typer.Option("--temperature")]
 MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", min=16, help="per assistant turn")]
+ContextOpt = Annotated[
+    int | None,
+    typer.Option("--context", min=512, help="a local model's context window (default 8192)"),
+]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="don't reuse cached responses")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="benchmark seed")]
 PricesOpt = Annotated[
@@ -384,12 +388,12 @@ MODEL_HELP = "openai/<m>, anthropic/<m>, local[/<gguf>], baseline/<policy>"
 
 
 def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, user_model, base_url, api_key,
-                temperature, max_tokens, no_cache, prices, top_k, epochs: int = 1, processes: int = 1):  # fmt: skip
+                temperature, max_tokens, no_cache, prices, top_k, epochs: int = 1, processes: int = 1, context: int | None = None):  # fmt: skip
     from capabench.models import ModelOptions
     from capabench.paths import cache_dir
     from capabench.runner import RunConfig
 
-    options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency, max_tokens=max_tokens,
+    options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency, max_tokens=max_tokens, context=context,
                            cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
     return RunConfig(model=model, conditions=conditions, limit=limit, epochs=epochs, concurrency=concurrency,
                      seed=seed, user_model=user_model, options=options, top_k=top_k,
@@ -422,6 +426,7 @@ def run_cmd(
     api_key: ApiKeyOpt = None,
     temperature: TemperatureOpt = 0.0,
     max_tokens: MaxTokensOpt = 2048,
+    context: ContextOpt = None,
     no_cache: NoCacheOpt = False,
     seed: SeedOpt = 0,
     prices: PricesOpt = None,
@@ -436,7 +441,7 @@ def run_cmd(
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     config = _run_config(model, names, limit=limit, concurrency=concurrency, seed=seed, user_model=user_model,
                          base_url=base_url, api_key=api_key, temperature=temperature, max_tokens=max_tokens,
-                         no_cache=no_cache, prices=prices, top_k=top_k, epochs=epochs, processes=processes)  # fmt: skip
+                         no_cache=no_cache, prices=prices, top_k=top_k, epochs=epochs, processes=processes, context=context)  # fmt: skip
     path = run_dir or _default_run_dir(model, bench)
     try:
         runner = Runner(config, bench, path)
@@ -470,6 +475,7 @@ def study_cmd(
     api_key: ApiKeyOpt = None,
     temperature: TemperatureOpt = 0.0,
     max_tokens: MaxTokensOpt = 2048,
+    context: ContextOpt = None,
     no_cache: NoCacheOpt = False,
     seed: SeedOpt = 0,
     prices: PricesOpt = None,
@@ -489,7 +495,7 @@ def study_cmd(
     tag = bench.manifest.content_hash[:8]
     settings = dict(limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, base_url=base_url,
                     api_key=api_key, temperature=temperature, max_tokens=max_tokens, no_cache=no_cache,
-                    prices=prices, top_k=top_k, processes=processes)  # fmt: skip
+                    prices=prices, top_k=top_k, processes=processes, context=context)  # fmt: skip
     configs = [_run_config(m, [], **settings) for m in models]
     plan = StudyPlan(chosen, configs, [runs / _default_run_dir(m, bench).name for m in models],
                      difficulty or runs / f"difficulty-{tag}.json")  # fmt: skip

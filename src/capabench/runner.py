@@ -216,7 +216,7 @@ class Runner:
             "user_model": c.user_model, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
             "benchmark_seed": self.bench.manifest.seed, "capabench_version": capabench.__version__,
             "python": platform.python_version(), "judge_isolation": isolation,
-            "base_url": c.options.base_url, "prices": c.prices, "top_k": c.top_k, "temperature": c.options.temperature, "max_tokens": c.options.max_tokens,
+            "base_url": c.options.base_url, "prices": c.prices, "top_k": c.top_k, "temperature": c.options.temperature, "max_tokens": c.options.max_tokens, "context": c.options.context,
         }  # fmt: skip
 
     def jobs(self, done: set[str] | None = None) -> list[tuple[Session, str, int]]:

@@ -17,14 +17,18 @@ costs nothing once the model's answers are in the response cache.
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from capabench.history.base import HistoryContext, HistoryEnv, register, render_session
+from capabench.history.base import (
+    HistoryContext,
+    HistoryEnv,
+    parse_json,
+    register,
+    render_session,
+)
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
 from capabench.models.base import Message
 from capabench.records import Session
@@ -64,18 +68,6 @@ class Note:
         return f"keywords: {', '.join(self.keywords)}; tags: {', '.join(self.tags)}; context: {self.context}"
 
 
-def parse_json(text: str) -> dict | None:
-    """The first JSON object in an LLM answer, or None."""
-    match = re.search(r"\{.*\}", text, re.S)
-    if not match:
-        return None
-    try:
-        value = json.loads(match.group(0))
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _strings(value) -> list[str]:
     return [str(v) for v in value][:12] if isinstance(value, list) else []
 
@@ -90,7 +82,7 @@ class Memory:
         self.tokens_in = self.tokens_out = 0
 
     def _ask(self, prompt: str) -> dict | None:
-        reply = self.model.complete([Message(role="user", content=prompt)])
+        reply = self.model.complete([Message(role="user", content=prompt)], json_object=True)
         self.tokens_in += reply.input_tokens
         self.tokens_out += reply.output_tokens
         parsed = parse_json(reply.text)

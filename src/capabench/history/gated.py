@@ -11,14 +11,13 @@ slots), so it is exact and free; it needs no LLM, so reference policies can use 
 
 from __future__ import annotations
 
-import re
-
 from capabench.conventions import REGISTRY, conventions_in, cued
 from capabench.conventions.evidence import statement
 from capabench.history.base import (
     HistoryContext,
     HistoryEnv,
     approx_tokens,
+    parse_json,
     register,
     render_history,
     render_session,
@@ -103,32 +102,30 @@ naming, input handling, where results go, error handling and the like): how earl
 was resolved. Decide whether that evidence is enough to write the new request's code without
 asking.
 
-Answer in exactly this format, nothing else:
-DECISION: sufficient | insufficient
-SESSION: <number of the single most informative earlier session, or none>
-EVIDENCE:
-- <one convention per line, as the user stated it>
-UNRESOLVED:
-- <one open point per line that the history does not settle, or none>"""
+Answer with JSON only, in exactly this shape:
+{"decision": "sufficient" or "insufficient",
+ "session": <number of the single most informative earlier session, or null>,
+ "evidence": [<one convention per item, as the user stated it>],
+ "unresolved": [<one open point per item that the history does not settle>]}"""
 
 
 def parse_gate(text: str, sessions: int) -> dict:
     """The gate's answer as {decision, session (index or None), evidence, unresolved};
     anything unreadable counts as insufficient evidence."""
-    decision = re.search(r"DECISION:\s*(sufficient|insufficient)", text, re.I)
-    number = re.search(r"SESSION:\s*(\d+)", text, re.I)
-    index = int(number.group(1)) - 1 if number else None
-    sections = {}
-    for name in ("EVIDENCE", "UNRESOLVED"):
-        match = re.search(rf"{name}:\s*\n?(.*?)(?=\n[A-Z]+:|\Z)", text, re.S)
-        items = [line.strip(" -*\t") for line in (match.group(1) if match else "").splitlines()]
-        sections[name.lower()] = [i for i in items if i and i.lower() != "none"]
-    ok = decision is not None and decision.group(1).lower() == "sufficient"
+    answer = parse_json(text) or {}
+    number = answer.get("session")
+    index = number - 1 if isinstance(number, int) and not isinstance(number, bool) else None
     valid = index is not None and 0 <= index < sessions
+    lists = {
+        name: [str(x).strip() for x in answer.get(name) or [] if str(x).strip()][:12]
+        if isinstance(answer.get(name), list) else []
+        for name in ("evidence", "unresolved")
+    }  # fmt: skip
+    ok = str(answer.get("decision", "")).strip().lower() == "sufficient"
     return {
-        "decision": "sufficient" if ok and valid and sections["evidence"] else "insufficient",
+        "decision": "sufficient" if ok and valid and lists["evidence"] else "insufficient",
         "session": index if valid else None,
-        **sections,
+        **lists,
     }
 
 
@@ -146,7 +143,7 @@ class LLMGate:
         reply = self.model.complete([
             Message(role="system", content=GATE_PROMPT),
             Message(role="user", content=f"{shown}\n\n### New request\n{session.request}"),
-        ])  # fmt: skip
+        ], json_object=True)  # fmt: skip
         verdict = parse_gate(reply.text, len(history))
         info = {"gate": "llm", "gate_tokens_in": reply.input_tokens,
                 "gate_tokens_out": reply.output_tokens, **verdict}  # fmt: skip

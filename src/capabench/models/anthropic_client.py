@@ -26,7 +26,8 @@ class AnthropicModel:
         )
         self.endpoint = base_url or "https://api.anthropic.com"
 
-    def complete(self, messages: list[Message]) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+        # No JSON mode in the Messages API: the prompt's own "answer with JSON only" has to do.
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
         kwargs: dict = {"system": system} if system else {}

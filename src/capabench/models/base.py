@@ -27,7 +27,11 @@ class Completion(BaseModel):
 class ChatModel(Protocol):
     name: str
 
-    def complete(self, messages: list[Message]) -> Completion: ...
+    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+        """The next assistant message. json_object: the caller wants one JSON object (the
+        endpoint's JSON mode where it has one, e.g. grammar-constrained for llama.cpp; the
+        prompt must still ask for JSON, as OpenAI's JSON mode requires)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class ModelOptions:
     temperature: float = 0.0
     max_tokens: int = 2048
     concurrency: int = 8
+    context: int | None = None  # a local model's context window in tokens (None: 8192)
     cache: str | None = None
     retry: object | None = None  # a retry.RetryPolicy; None for the default
 

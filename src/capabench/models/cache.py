@@ -55,11 +55,12 @@ class CachedModel:
         self.cache = cache
         self.params = params or {}
 
-    def complete(self, messages: list[Message]) -> Completion:
-        key = request_key(self.name, messages, self.params)
+    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+        params = {**self.params, "json_object": True} if json_object else self.params
+        key = request_key(self.name, messages, params)
         hit = self.cache.get(key)
         if hit is not None:
             return hit.model_copy(update={"cached": True})
-        completion = self.inner.complete(messages)
+        completion = self.inner.complete(messages, json_object=json_object)
         self.cache.put(key, completion)
         return completion

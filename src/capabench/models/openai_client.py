@@ -30,13 +30,15 @@ class OpenAIModel:
         )
         self.endpoint = base_url or "https://api.openai.com"
 
-    def complete(self, messages: list[Message]) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
         body = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        if json_object:
+            body["response_format"] = {"type": "json_object"}
         with sdk_errors(self._openai, self.name):
             # The SDK's generic request, not chat.completions.create: create() walks the type
             # annotations of every message and builds typed objects from the answer (about

@@ -16,9 +16,11 @@ class ScriptedModel:
         self.name = name
         self._replies = replies
         self.calls: list[list[Message]] = []
+        self.json_calls = 0  # calls that asked for a JSON object
 
-    def complete(self, messages: list[Message]) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
         self.calls.append(list(messages))
+        self.json_calls += json_object
         if callable(self._replies):
             text = self._replies(messages)
         else:

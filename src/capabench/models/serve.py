@@ -24,8 +24,9 @@ class _Server(ThreadingHTTPServer):
 class OpenAICompatibleServer:
     def __init__(self, answer: Callable[[list[dict]], str], *, latency_s: float = 0.0,
                  embed: Callable[[list[str]], list[list[float]]] | None = None,
-                 record: bool = True) -> None:  # fmt: skip
+                 record: bool = True, answer_json: Callable[[list[dict]], str] | None = None) -> None:  # fmt: skip
         self.answer = answer
+        self.answer_json = answer_json or answer  # for requests in JSON mode
         self.record = record  # keep every request body (tests read them; a long run must not)
         self.embed = embed
         self.latency_s = latency_s
@@ -80,7 +81,8 @@ class OpenAICompatibleServer:
                 ):  # Anthropic's shape: system apart
                     messages = [{"role": "system", "content": body["system"]}, *messages]
                 try:
-                    text = server.answer(messages)
+                    wants_json = (body.get("response_format") or {}).get("type") == "json_object"
+                    text = (server.answer_json if wants_json else server.answer)(messages)
                 except Exception as exc:  # the model behind us failed: say so, don't drop the line
                     retryable = getattr(exc, "retryable", True)
                     return self._send(500 if retryable else 400, {"error": {"message": str(exc)}})
@@ -140,10 +142,13 @@ def serve_model(model, embedder=None) -> OpenAICompatibleServer:
     embedder behind an OpenAI-compatible endpoint; use as a context manager."""
     from capabench.models.base import Message
 
-    def answer(messages: list[dict]) -> str:
+    def answer(messages: list[dict], json_object: bool = False) -> str:
         return model.complete(
-            [Message(role=m["role"], content=str(m.get("content") or "")) for m in messages]
+            [Message(role=m["role"], content=str(m.get("content") or "")) for m in messages],
+            json_object=json_object,
         ).text
 
     embed = (lambda texts: embedder.encode(texts).tolist()) if embedder is not None else None
-    return OpenAICompatibleServer(answer, embed=embed, record=False)
+    return OpenAICompatibleServer(
+        answer, embed=embed, record=False, answer_json=lambda m: answer(m, json_object=True)
+    )
