@@ -24,6 +24,10 @@ PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
+# The embeddings extra needs torch; pinned first, or pip pulls a 3 GB CUDA build.
+if [[ " $* " == *" embeddings "* ]]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check "torch==2.13.0"
+fi
 extras=$(IFS=,; echo "$*")
 spec="."
 [ -n "$extras" ] && spec=".[${extras}]"

