@@ -1,0 +1,75 @@
+"""Records of the ask-or-guess arm: dataset instances and the task an agent is given."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Condition = Literal["ambiguous", "full"]
+CONDITIONS: tuple[Condition, ...] = ("ambiguous", "full")
+
+PROMPT = "Resolve the following issue in this repository:\n\n{issue}"
+
+
+class Instance(BaseModel):
+    """One issue of a repository at a commit, in its two forms, with its oracles.
+
+    `problem_statement` is the ambiguous form and `original_issue` the full one (the
+    interactive-swe schema). The gold patch, tests and hints are for grading and the
+    dashboard only: `task()` is all an agent ever sees."""
+
+    model_config = ConfigDict(frozen=True)
+
+    instance_id: str
+    repo: str
+    base_commit: str
+    problem_statement: str  # ambiguous
+    original_issue: str  # full
+    fail_to_pass: tuple[str, ...] = Field(min_length=1)
+    pass_to_pass: tuple[str, ...] = ()
+    patch: str  # gold
+    test_patch: str = ""
+    hints_text: str = ""
+    difficulty: str = ""
+    source: str = ""  # the dataset it came from
+    extra: dict[str, str] = Field(default_factory=dict)  # e.g. missing-info categories
+
+    def issue(self, condition: Condition) -> str:
+        return self.problem_statement if condition == "ambiguous" else self.original_issue
+
+    def task(self, condition: Condition) -> AgentTask:
+        prompt = PROMPT.format(issue=self.issue(condition))
+        return AgentTask(
+            instance_id=self.instance_id, repo=self.repo, base_commit=self.base_commit,
+            condition=condition, prompt=prompt,
+            prompt_sha256=hashlib.sha256(prompt.encode()).hexdigest(),
+        )  # fmt: skip
+
+    def gold_files(self) -> tuple[str, ...]:
+        return patch_files(self.patch)
+
+
+class AgentTask(BaseModel):
+    """What an agent receives: the repository at its commit and the prompt. Nothing else."""
+
+    model_config = ConfigDict(frozen=True)
+
+    instance_id: str
+    repo: str
+    base_commit: str
+    condition: Condition
+    prompt: str
+    prompt_sha256: str
+
+
+def patch_files(patch: str) -> tuple[str, ...]:
+    """The files a unified diff touches, in order, each once."""
+    seen: dict[str, None] = {}
+    for line in patch.splitlines():
+        if line.startswith("diff --git "):
+            parts = line.split(" b/", 1)
+            if len(parts) == 2:
+                seen[parts[1].strip()] = None
+    return tuple(seen)
