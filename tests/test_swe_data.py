@@ -225,7 +225,7 @@ def _diff(repo, commit, files):
     import tempfile
     from pathlib import Path
 
-    from capabench.swe.grade import checkout, git
+    from capabench.swe.workspace import checkout, git
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "w"

@@ -15,8 +15,9 @@ from capabench.paths import cache_dir
 from capabench.swe import bundled_repos
 from capabench.swe.bundled_repos import LIBRARIES, Library
 from capabench.swe.datasets import load_instances
-from capabench.swe.grade import apply_patch, checkout, git, grade_locally, run_tests
+from capabench.swe.grade import grade_locally, run_tests
 from capabench.swe.records import Instance
+from capabench.swe.workspace import apply_patch, checkout, git
 
 INSTANCES = "instances.jsonl"
 

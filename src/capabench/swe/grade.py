@@ -5,7 +5,6 @@ test command in a sandbox) and the rules every grader shares."""
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -17,8 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from capabench.judge.sandbox import bwrap_available
 from capabench.swe.records import Instance, patch_files
+from capabench.swe.workspace import apply_patch, checkout, limits, sandboxed
 
 Status = Literal["scored", "error", "timeout", "not_evaluated"]
 GRADER_VERSION = "local-1"
@@ -110,38 +109,6 @@ def grade_locally(instance: Instance, patch: str, repo: Path, *, timeout_s: floa
                  isolation=isolation, duration_s=elapsed, **common)  # fmt: skip
 
 
-def git(*args: str, cwd: Path) -> str:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "capabench", "GIT_AUTHOR_EMAIL": "capabench@localhost",
-           "GIT_COMMITTER_NAME": "capabench", "GIT_COMMITTER_EMAIL": "capabench@localhost",
-           "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}  # fmt: skip
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()[:500]}")
-    return proc.stdout
-
-
-def checkout(repo: Path, commit: str, dest: Path) -> None:
-    """A fresh clone of `repo` at `commit` in `dest` (never a reused working tree)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    git("clone", "--quiet", "--no-checkout", str(repo), str(dest), cwd=dest.parent)
-    git("checkout", "--quiet", "--detach", commit, cwd=dest)
-
-
-def apply_patch(work: Path, patch: str) -> str:
-    """Apply a unified diff; '' on success, else why not."""
-    proc = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=work, input=patch,
-                          capture_output=True, text=True)  # fmt: skip
-    return "" if proc.returncode == 0 else proc.stderr.strip()[:500]
-
-
-def _limits() -> None:
-    os.setsid()
-    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
-    resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
-
-
 def test_command(ids: list[str], report: Path) -> list[str]:
     """The repository's test command: pytest on the given test ids, a JUnit report out."""
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
@@ -152,19 +119,13 @@ def run_tests(
     work: Path, ids: list[str], timeout_s: float
 ) -> tuple[dict[str, str] | None, str, str]:
     """({test id: outcome}, detail, isolation); outcome None on a timeout or no report."""
-    sandboxed, _ = bwrap_available()
-    isolation = "bwrap" if sandboxed else "process"
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONHASHSEED": "0"}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="capabench-tmp-") as tmp:
         report = Path(tmp) / "junit.xml"
-        command = test_command(ids, report)
-        if sandboxed:  # read-only system, a private /tmp, the checkout writable, no network
-            command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                       "--bind", tmp, tmp, "--bind", str(work), str(work), "--unshare-net", "--unshare-pid",
-                       "--die-with-parent", "--chdir", str(work), "--", *command]  # fmt: skip
+        command, isolation = sandboxed(test_command(ids, report), work, tmp)
         proc = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, preexec_fn=_limits)  # fmt: skip
+                                stderr=subprocess.STDOUT, text=True, preexec_fn=limits)  # fmt: skip
         try:
             out, _ = proc.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:

@@ -73,3 +73,43 @@ def patch_files(patch: str) -> tuple[str, ...]:
             if len(parts) == 2:
                 seen[parts[1].strip()] = None
     return tuple(seen)
+
+
+NEUTRAL_REPLY = "Go with the first option you presented."  # adds no task information
+MAX_ASKS = 3  # asks answered per session; one more ends it (max_ask_rounds)
+
+
+class Ask(BaseModel):
+    """One question the agent put to the user, and what it was told."""
+
+    turn: int
+    question: str
+    answer: str | None  # None: over the cap, the session ended instead
+    edited_before: bool  # the workspace had changed when it asked
+    channel: str  # e.g. "ask_user action", "AskUserQuestion", "final message"
+    detection: dict = Field(default_factory=dict)  # classifier version and evidence, if any
+
+
+StopReason = Literal["completed", "step_limit", "max_ask_rounds", "no_action", "error"]
+
+
+class SessionOutcome(BaseModel):
+    """What one agent session did: the facts a run summary is made of."""
+
+    stop_reason: StopReason
+    asks: list[Ask] = []
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: str = ""
+    tools: list[str] = []  # the roster the agent had
+    events: list[dict] = []  # the raw stream: every model message, command, ask and reply
+    runner_version: str = ""
+
+    @property
+    def asked(self) -> bool:
+        return bool(self.asks)
+
+    def transcript(self) -> str:
+        """The agent's own messages, in order (no tool output)."""
+        return "\n\n".join(e["text"] for e in self.events if e.get("kind") == "model")

@@ -1,0 +1,138 @@
+"""Running the arm: one session per (instance, condition, model) into the store, batches
+that resume, and grading kept apart from the runs."""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import secrets
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import capabench
+from capabench.models import ModelOptions, make_model
+from capabench.swe.bundled import repo_dir
+from capabench.swe.grade import Grade, grade_locally
+from capabench.swe.records import NEUTRAL_REPLY, AgentTask, Condition, Instance, SessionOutcome
+from capabench.swe.store import RunSummary, SweStore
+from capabench.swe.workspace import Workspace
+
+
+class AgentRunner(Protocol):
+    def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome: ...
+
+
+def runner_name(model: str) -> str:
+    if model.startswith("claude-"):
+        return "claude-agent-sdk"
+    if model.startswith(("gpt-", "codex-")):
+        return "codex-cli"
+    return "builtin"
+
+
+def make_runner(model: str, options: ModelOptions) -> AgentRunner:
+    """The arm a model slug selects: claude-* (Claude Agent SDK), gpt-*/codex-* (Codex CLI),
+    anything capabench's model layer knows (openai/<m>, local, ...) with the built-in agent."""
+    kind = runner_name(model)
+    if kind != "builtin":
+        raise ValueError(f"the {kind} runner for {model!r} is not built yet; use the built-in "
+                         "agent with openai/<model> --base-url URL or local")  # fmt: skip
+    from capabench.swe.builtin_agent import BuiltinAgent
+
+    return BuiltinAgent(make_model(model, options))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:80]
+
+
+def run_one(instance: Instance, condition: Condition, model: str, runner: AgentRunner,
+            store: SweStore, *, repos: Path | None = None) -> RunSummary:  # fmt: skip
+    """One session from a fresh checkout; its artifacts stored, the summary written last."""
+    task = instance.task(condition)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    run_id = f"{_slug(instance.instance_id)}__{condition}__{_slug(model)}__{stamp}-{secrets.token_hex(2)}"
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    manifest = {
+        "run_id": run_id, "instance_id": instance.instance_id, "condition": condition, "model": model,
+        "runner": runner_name(model), "repo": instance.repo, "base_commit": instance.base_commit,
+        "prompt_sha256": task.prompt_sha256, "dataset": instance.source, "started": started,
+        "capabench_version": capabench.__version__, "python": platform.python_version(),
+        "reply": NEUTRAL_REPLY,
+    }  # fmt: skip
+    store.write_once(store.path("manifests", run_id), json.dumps(manifest, indent=1))
+    start = time.monotonic()
+    with Workspace(repo_dir(instance, repos), instance.base_commit) as ws:
+        try:
+            outcome = runner.run(task, ws)
+        except Exception as exc:  # the runner broke: recorded (retryable), the batch goes on
+            outcome = SessionOutcome(stop_reason="error", error=f"{type(exc).__name__}: {exc}")
+        patch = ws.patch()
+    events = "".join(json.dumps(e) + "\n" for e in outcome.events)
+    store.write_once(store.path("sessions", run_id) / "events.jsonl", events)
+    store.write_once(store.path("transcripts", run_id) / "agent.txt", outcome.transcript())
+    store.write_once(store.path("patches", run_id), patch)
+    summary = RunSummary(
+        run_id=run_id, instance_id=instance.instance_id, condition=condition, model=model,
+        runner=runner_name(model), runner_version=outcome.runner_version, repo=instance.repo,
+        base_commit=instance.base_commit, prompt_sha256=task.prompt_sha256, started=started,
+        duration_s=round(time.monotonic() - start, 3), stop_reason=outcome.stop_reason,
+        asked=outcome.asked, asks=outcome.asks, turns=outcome.turns, input_tokens=outcome.input_tokens,
+        output_tokens=outcome.output_tokens, tools=outcome.tools, error=outcome.error,
+        patch_bytes=len(patch.encode()), reply=NEUTRAL_REPLY, capabench_version=capabench.__version__,
+    )  # fmt: skip
+    store.write_once(store.path("runs", run_id), summary.model_dump_json(indent=1))
+    return summary
+
+
+def pending(instances: list[Instance], conditions: list[Condition], model: str, store: SweStore,
+            count: int | None = None) -> list[tuple[Instance, Condition]]:  # fmt: skip
+    """The next `count` instances with a condition this model hasn't finished, in order."""
+    done = store.done(model)
+    todo, chosen = [], 0
+    for instance in instances:
+        missing = [c for c in conditions if (instance.instance_id, c) not in done]
+        if missing:
+            if count is not None and chosen == count:
+                break
+            chosen += 1
+            todo += [(instance, c) for c in missing]
+    return todo
+
+
+def batch(instances: list[Instance], conditions: list[Condition], model: str, runner: AgentRunner,
+          store: SweStore, *, count: int | None = None, repos: Path | None = None,
+          progress: Callable[[RunSummary], None] | None = None) -> list[RunSummary]:  # fmt: skip
+    """Sessions for the next incomplete instances, one at a time (resumable)."""
+    out = []
+    for instance, condition in pending(instances, conditions, model, store, count):
+        summary = run_one(instance, condition, model, runner, store, repos=repos)
+        out.append(summary)
+        if progress:
+            progress(summary)
+    return out
+
+
+def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
+             repos: Path | None = None, timeout_s: float = 300.0,
+             progress: Callable[[str, Grade], None] | None = None) -> dict[str, Grade]:  # fmt: skip
+    """Grade stored patches that have no grade yet (all with force), with the local grader."""
+    by_id = {i.instance_id: i for i in instances}
+    grades = {}
+    for summary in store.summaries():
+        if not force and store.evaluation(summary.run_id) is not None:
+            continue
+        instance = by_id.get(summary.instance_id)
+        if instance is None:
+            continue  # a run of another dataset
+        grade = grade_locally(instance, store.patch(summary.run_id), repo_dir(instance, repos),
+                              timeout_s=timeout_s)  # fmt: skip
+        store.save_evaluation(summary.run_id, grade)
+        grades[summary.run_id] = grade
+        if progress:
+            progress(summary.run_id, grade)
+    return grades

@@ -1,0 +1,118 @@
+"""An agent's workspace: a fresh checkout of the instance's repository at its base commit,
+commands run inside it (sandboxed where bubblewrap works), and the patch it ends with."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from capabench.judge.sandbox import bwrap_available
+
+MAX_OUTPUT = 10_000  # characters of a command's output shown to the agent
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "capabench", "GIT_AUTHOR_EMAIL": "capabench@localhost",
+           "GIT_COMMITTER_NAME": "capabench", "GIT_COMMITTER_EMAIL": "capabench@localhost",
+           "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}  # fmt: skip
+    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()[:500]}")
+    return proc.stdout
+
+
+def checkout(repo: Path, commit: str, dest: Path) -> None:
+    """A fresh clone of `repo` at `commit` in `dest` (never a reused working tree)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    git("clone", "--quiet", "--no-checkout", str(repo), str(dest), cwd=dest.parent)
+    git("checkout", "--quiet", "--detach", commit, cwd=dest)
+
+
+def apply_patch(work: Path, patch: str) -> str:
+    """Apply a unified diff; '' on success, else why not."""
+    proc = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=work, input=patch,
+                          capture_output=True, text=True)  # fmt: skip
+    return "" if proc.returncode == 0 else proc.stderr.strip()[:500]
+
+
+def limits() -> None:
+    """A command's own session and rlimits (its whole group is killed on a timeout)."""
+    os.setsid()
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+    resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
+
+
+def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
+    """`argv` inside bubblewrap (read-only system, private /tmp, `work` and `tmp` writable,
+    no network), or as it is where bubblewrap doesn't work; and which it was."""
+    if not bwrap_available()[0]:
+        return argv, "process"
+    wrap = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--bind", tmp, tmp, "--bind", str(work), str(work), "--unshare-net", "--unshare-pid",
+            "--die-with-parent", "--chdir", str(work), "--"]  # fmt: skip
+    return [*wrap, *argv], "bwrap"
+
+
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+       "PYTHONDONTWRITEBYTECODE": "1", "GIT_PAGER": "cat", "PAGER": "cat"}  # fmt: skip
+
+
+class Workspace:
+    """A fresh checkout (never one an earlier session left dirty), removed on close."""
+
+    def __init__(self, repo: Path, commit: str) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="capabench-ws-")
+        self.root = Path(self._tmp.name)
+        self.path = self.root / "repo"
+        self.scratch = self.root / "tmp"
+        self.scratch.mkdir()
+        self.base = commit
+        checkout(repo, commit, self.path)
+
+    def run(self, command: str, timeout_s: float = 60.0) -> tuple[int | None, str]:
+        """(exit code or None on a timeout, combined output, truncated head and tail)."""
+        argv, _ = sandboxed(["bash", "-lc", command], self.path, str(self.scratch))
+        env = {**ENV, "PATH": f"{Path(sys.executable).parent}:{ENV['PATH']}"}
+        proc = subprocess.Popen(argv, cwd=self.path, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                preexec_fn=limits)  # fmt: skip
+        try:
+            out, _ = proc.communicate(timeout=timeout_s)
+            code: int | None = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+            code = None
+        text = out.decode(errors="replace")
+        if len(text) > MAX_OUTPUT:
+            cut = len(text) - MAX_OUTPUT
+            text = f"{text[: MAX_OUTPUT // 2]}\n[... {cut} characters cut ...]\n{text[-MAX_OUTPUT // 2 :]}"
+        return code, text
+
+    def patch(self) -> str:
+        """Every change since the base commit, new files included, as a git diff."""
+        git("add", "-A", cwd=self.path)
+        return git("diff", "--cached", "--binary", self.base, cwd=self.path)
+
+    def fingerprint(self) -> str:
+        """A hash of the working tree's state: changes between two turns, by any means."""
+        status = git("status", "--porcelain", "--untracked-files=all", cwd=self.path)
+        diff = git("diff", "HEAD", cwd=self.path) if status else ""
+        return hashlib.sha256((status + diff).encode()).hexdigest()[:16]
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,119 @@
+"""Sessions of the ask-or-guess arm with the built-in agent: the store, resume, grading."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from capabench.models.scripted import ScriptedModel
+from capabench.swe.builtin_agent import BuiltinAgent
+from capabench.swe.bundled import bundled_dataset
+from capabench.swe.bundled_repos import LIBRARIES
+from capabench.swe.datasets import load_instances
+from capabench.swe.experiment import batch, evaluate, pending
+from capabench.swe.records import MAX_ASKS, NEUTRAL_REPLY
+from capabench.swe.store import SweStore
+
+
+@pytest.fixture(scope="module")
+def instances(tmp_path_factory):
+    saved = os.environ.get("CAPABENCH_CACHE")
+    os.environ["CAPABENCH_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    try:
+        yield load_instances(bundled_dataset())
+    finally:
+        if saved is None:
+            os.environ.pop("CAPABENCH_CACHE")
+        else:
+            os.environ["CAPABENCH_CACHE"] = saved
+
+
+def _fixer(asks: int = 1):
+    """A scripted agent: asks `asks` times, looks around, writes the gold source, submits."""
+
+    def reply(messages):
+        task = messages[1].content
+        lib = next(lib for lib in LIBRARIES if lib.ambiguous in task or lib.full in task)
+        done = sum(m.role == "assistant" for m in messages)
+        if done < asks:
+            return f"Before I change anything:\n```ask_user\nQuestion {done + 1}: which behaviour?\n```"
+        if done == asks:
+            return "Let me look.\n```bash\nls && git status --short\n```"
+        if done == asks + 1:
+            ((path, text),) = lib.gold.items()
+            return f"```bash\ncat > {path} <<'CAPA_EOF'\n{text}CAPA_EOF\n```"
+        return "Done.\n```submit\n```"
+
+    return reply
+
+
+def test_builtin_agent_asks_edits_and_is_graded(instances, tmp_path):
+    store = SweStore(tmp_path / "swe")
+    model = ScriptedModel(_fixer(asks=1))
+    runs = batch(instances[:2], ["ambiguous", "full"], "scripted", BuiltinAgent(model), store)
+    assert len(runs) == 4 and all(r.stop_reason == "completed" for r in runs)
+    first = runs[0]
+    assert first.asked and first.asks[0].answer == NEUTRAL_REPLY and not first.asks[0].edited_before
+    assert first.asks[0].question.startswith("Question 1") and first.patch_bytes > 0
+    # The agent saw the reply, then the command's output.
+    assert any(m.content == NEUTRAL_REPLY for m in model.calls[1])
+    assert "slugkit" in model.calls[2][-1].content and "[exit code 0]" in model.calls[2][-1].content
+    events = store.events(first.run_id)
+    assert [e["kind"] for e in events][:3] == ["model", "ask", "answer"]
+    assert store.manifest(first.run_id)["prompt_sha256"] == first.prompt_sha256
+    assert (
+        "Before I change anything"
+        in store.path("transcripts", first.run_id).joinpath("agent.txt").read_text()
+    )
+    grades = evaluate(instances, store)
+    assert len(grades) == 4 and all(g.status == "scored" and g.resolved for g in grades.values())
+    assert all(g.localization_hit for g in grades.values())
+    assert evaluate(instances, store) == {}  # graded once; --force regrades
+    assert len(evaluate(instances, store, force=True)) == 4
+
+
+def test_asks_over_the_cap_end_the_session(instances, tmp_path):
+    store = SweStore(tmp_path / "swe")
+    (run,) = batch(
+        instances[:1], ["ambiguous"], "scripted", BuiltinAgent(ScriptedModel(_fixer(asks=9))), store
+    )
+    assert run.stop_reason == "max_ask_rounds" and len(run.asks) == MAX_ASKS + 1
+    assert [a.answer for a in run.asks] == [NEUTRAL_REPLY] * MAX_ASKS + [None]
+    (grade,) = evaluate(instances, store).values()
+    assert (
+        grade.status == "scored"
+        and grade.resolved is False
+        and grade.detail == "empty source patch"
+    )
+
+
+def test_batches_resume_by_instance_condition_and_model(instances, tmp_path):
+    store = SweStore(tmp_path / "swe")
+    agent = BuiltinAgent(ScriptedModel(_fixer(asks=0)))
+    batch(instances, ["ambiguous", "full"], "scripted", agent, store, count=2)
+    assert len(store.summaries()) == 4
+    left = pending(instances, ["ambiguous", "full"], "scripted", store)
+    assert [i.instance_id for i, _ in left[::2]] == [i.instance_id for i in instances[2:]]
+    # Another model shares nothing; a rerun of the same batch skips what is done.
+    assert len(pending(instances, ["ambiguous"], "other", store, count=3)) == 3
+    batch(instances, ["ambiguous", "full"], "scripted", agent, store, count=2)
+    keys = [(s.instance_id, s.condition) for s in store.summaries()]
+    assert len(keys) == 8 == len(set(keys))
+    # A run summary is write-once.
+    first = store.summaries()[0]
+    with pytest.raises(FileExistsError):
+        store.write_once(store.path("runs", first.run_id), "{}")
+    assert json.loads(store.path("runs", first.run_id).read_text())["run_id"] == first.run_id
+
+
+def test_a_broken_agent_is_recorded_and_retried(instances, tmp_path):
+    store = SweStore(tmp_path / "swe")
+
+    def boom(messages):
+        raise RuntimeError("harness bug")
+
+    (run,) = batch(instances[:1], ["full"], "scripted", BuiltinAgent(ScriptedModel(boom)), store)
+    assert run.stop_reason == "error" and "harness bug" in run.error and run.retryable
+    assert pending(instances[:1], ["full"], "scripted", store)  # picked up again next time
