@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from capabench import judge as judging
+from capabench.cli_swe import swe_app
 from capabench.records import Task, Verdict
 from capabench.tasks import TaskFileError, load_tasks
 
@@ -23,6 +24,7 @@ app = typer.Typer(
 )
 tasks_app = typer.Typer(help="Task sources: list and verify them.", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
+app.add_typer(swe_app, name="swe")
 console = Console(stderr=True)
 
 SourceOption = Annotated[str, typer.Option("--source", help="'humaneval' or a JSONL file of tasks")]

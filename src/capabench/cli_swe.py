@@ -1,0 +1,193 @@
+"""`capabench swe ...`: the ask-or-guess arm for coding agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+swe_app = typer.Typer(help="The ask-or-guess arm: coding agents on ambiguous vs full issues.",
+                      no_args_is_help=True)  # fmt: skip
+console = Console(stderr=True)
+out = Console()
+
+DatasetOpt = Annotated[
+    Path | None, typer.Option("--dataset", help="JSONL/JSON/Parquet/save_to_disk/xlsx (default: the bundled one)")
+]  # fmt: skip
+BaseOpt = Annotated[
+    Path | None, typer.Option("--base", help="for a workbook: the dataset it names")
+]
+RunsOpt = Annotated[Path, typer.Option("--runs", help="the run store")]
+ReposOpt = Annotated[
+    Path | None, typer.Option("--repos", help="git repositories by <owner>__<name> (bundled ones built in)")
+]  # fmt: skip
+ModelOpt = Annotated[
+    str, typer.Option("--model", help="openai/<m> (--base-url), local, claude-*, gpt-*")
+]
+ConditionOpt = Annotated[str, typer.Option("--condition", help="ambiguous, full or both")]
+DEFAULT_RUNS = Path("runs/swe")
+
+
+def _fail(message: str) -> typer.Exit:
+    console.print(f"[red]error:[/red] {message}", soft_wrap=True, highlight=False)
+    return typer.Exit(2)
+
+
+def _instances(dataset: Path | None, base: Path | None):
+    from capabench.swe.bundled import bundled_dataset
+    from capabench.swe.datasets import DatasetError, load_instances
+
+    try:
+        return load_instances(dataset or bundled_dataset(), base=base)
+    except DatasetError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _conditions(condition: str) -> list:
+    if condition == "both":
+        return ["ambiguous", "full"]
+    if condition not in ("ambiguous", "full"):
+        raise _fail(f"--condition must be ambiguous, full or both, not {condition!r}")
+    return [condition]
+
+
+def _runner(model: str, base_url: str | None, api_key: str | None, context: int | None, max_tokens: int,
+            steps: int):  # fmt: skip
+    from capabench.models import ModelOptions
+    from capabench.paths import cache_dir
+    from capabench.swe.builtin_agent import BuiltinAgent
+    from capabench.swe.experiment import make_runner
+
+    options = ModelOptions(base_url=base_url, api_key=api_key, context=context, max_tokens=max_tokens,
+                           cache=str(cache_dir() / "responses.sqlite"))  # fmt: skip
+    try:
+        runner = make_runner(model, options)
+    except (ValueError, OSError) as exc:
+        raise _fail(str(exc)) from None
+    if isinstance(runner, BuiltinAgent):
+        runner.steps = steps
+    return runner
+
+
+def _summary_row(table: Table, s) -> None:
+    asked = f"yes ({len(s.asks)})" if s.asked else "no"
+    table.add_row(
+        s.instance_id, s.condition, s.model, s.stop_reason, asked, str(s.turns), str(s.patch_bytes)
+    )
+
+
+def _runs_table(summaries) -> Table:
+    table = Table("instance", "condition", "model", "stop", "asked", "turns", "patch bytes")
+    for s in summaries:
+        _summary_row(table, s)
+    return table
+
+
+@swe_app.command("list")
+def list_cmd(dataset: DatasetOpt = None, base: BaseOpt = None,
+             limit: Annotated[int, typer.Option("--limit", min=1)] = 50) -> None:  # fmt: skip
+    """The dataset's instances."""
+    table = Table(
+        "instance", "repo", "difficulty", "FAIL_TO_PASS", "PASS_TO_PASS", "ambiguous issue"
+    )
+    for i in _instances(dataset, base)[:limit]:
+        table.add_row(i.instance_id, i.repo, i.difficulty, str(len(i.fail_to_pass)), str(len(i.pass_to_pass)),
+                      i.problem_statement[:70])  # fmt: skip
+    out.print(table)
+
+
+@swe_app.command("batch")
+def batch_cmd(
+    model: ModelOpt,
+    condition: ConditionOpt = "both",
+    count: Annotated[int | None, typer.Option("--count", min=1, help="instances (default: all)")] = None,
+    instance: Annotated[list[str] | None, typer.Option("--instance", help="only these (repeat)")] = None,
+    dataset: DatasetOpt = None,
+    base: BaseOpt = None,
+    runs: RunsOpt = DEFAULT_RUNS,
+    repos: ReposOpt = None,
+    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key")] = None,
+    context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context")] = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 1024,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="built-in agent: actions per session")] = 30,
+) -> None:  # fmt: skip
+    """Sessions for the next incomplete instances, one at a time; rerunning resumes."""
+    from capabench.swe.experiment import batch, pending
+    from capabench.swe.store import SweStore
+
+    instances = _instances(dataset, base)
+    if instance:
+        unknown = set(instance) - {i.instance_id for i in instances}
+        if unknown:
+            raise _fail(f"not in the dataset: {', '.join(sorted(unknown))}")
+        instances = [i for i in instances if i.instance_id in instance]
+    conditions = _conditions(condition)
+    store = SweStore(runs)
+    runner = _runner(model, base_url, api_key, context, max_tokens, steps)
+    todo = pending(instances, conditions, model, store, count)
+    console.print(f"{len(todo)} session(s) to run for {model}; store: {runs}")
+    done = batch(instances, conditions, model, runner, store, count=count, repos=repos,
+                 progress=lambda s: console.print(f"  {s.instance_id} {s.condition}: {s.stop_reason}, "
+                                                  f"asked={s.asked}, {s.turns} turns"))  # fmt: skip
+    out.print(_runs_table(done))
+
+
+@swe_app.command("evaluate")
+def evaluate_cmd(
+    dataset: DatasetOpt = None,
+    base: BaseOpt = None,
+    runs: RunsOpt = DEFAULT_RUNS,
+    repos: ReposOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="regrade graded runs")] = False,
+    eval_timeout: Annotated[float, typer.Option("--eval-timeout", min=1)] = 300.0,
+) -> None:  # fmt: skip
+    """Grade stored patches with the local grader (runs are never re-run)."""
+    from capabench.swe.experiment import evaluate
+    from capabench.swe.store import SweStore
+
+    store = SweStore(runs)
+    grades = evaluate(
+        _instances(dataset, base), store, force=force, repos=repos, timeout_s=eval_timeout
+    )
+    table = Table("run", "status", "resolved", "localization", "detail")
+    for run_id, g in grades.items():
+        table.add_row(run_id, g.status, str(g.resolved), str(g.localization_hit), g.detail[:60])
+    out.print(table)
+    out.print(
+        f"graded {len(grades)} run(s); {sum(bool(g.resolved) for g in grades.values())} resolved"
+    )
+
+
+@swe_app.command("reclassify")
+def reclassify_cmd(
+    runs: RunsOpt = DEFAULT_RUNS,
+    config: Annotated[Path | None, typer.Option("--config", help="an ask-detection config to try")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:  # fmt: skip
+    """Re-apply the ask classifier to every stored final message; report disagreements with
+    the stored verdicts and how often each pattern category fired (read-only)."""
+    from capabench.swe.ask_detection import Classifier, reclassify
+    from capabench.swe.store import SweStore
+
+    try:
+        clf = Classifier.load(config) if config else None
+    except (OSError, ValueError, KeyError) as exc:
+        raise _fail(f"{config}: not an ask-detection config ({exc})") from None
+    report = reclassify(SweStore(runs), clf)
+    if as_json:
+        out.print_json(report.model_dump_json())
+        return
+    out.print(f"classifier {report.version}: {report.messages} final message(s) in {report.runs} run(s); "
+              f"{len(report.disagreements)} disagreement(s); questions with edits: {report.questions_with_edits}")  # fmt: skip
+    table = Table("category", "fired")
+    for name, n in sorted(report.firing.items()):
+        table.add_row(name, str(n))
+    out.print(table)
+    for d in report.disagreements:
+        out.print(
+            f"  {d['run_id']} #{d['index']}: stored {d['stored']} -> now {d['now']}: {d['text'][:100]}"
+        )

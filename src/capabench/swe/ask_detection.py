@@ -1,0 +1,145 @@
+"""Did a turn's final message ask the user something? The two-layer classifier for arms
+whose only ask channel is ending a turn with a question (the Codex CLI).
+
+Layer 1, the zero-edit gate: a turn that changed the workspace (file-change events, or a
+git fingerprint delta that also catches shell edits) is never an ask; that its text had a
+question anyway is recorded (`questions_with_edits`) so the assumption stays auditable.
+Layer 2, a small regex layer (config/ask_detection.json): a ?-terminated question unit
+outside code, inline code and blockquotes counts unless a blocker fires (tag questions,
+offers of more help, rhetorical self-answered questions, closing pleasantries); a message
+with no counted question still asks through an explicit information request, or an
+interrogative line ending in a colon followed by a list of options."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel
+
+CONFIG = Path(__file__).with_name("config") / "ask_detection.json"
+_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
+_INLINE = re.compile(r"`[^`\n]*`")
+_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|[a-z][.)])\s+\S", re.I)
+
+
+class Detection(BaseModel):
+    asked: bool
+    version: str
+    gate: str  # "edited" or "zero_edit"
+    categories: list[str] = []  # what fired: question, info_request, option_list
+    questions: list[str] = []  # the counted question units
+    blocked: dict[str, int] = {}  # blocker category -> units it stopped
+    questions_with_edits: bool = False
+
+
+@dataclass(frozen=True)
+class Classifier:
+    version: str
+    signals: dict[str, list[re.Pattern]] = field(default_factory=dict)
+    blockers: dict[str, list[re.Pattern]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: str | Path = CONFIG) -> Classifier:
+        data = json.loads(Path(path).read_text())
+
+        def compile_all(group: dict) -> dict[str, list[re.Pattern]]:
+            return {k: [re.compile(p, re.I | re.M) for p in v] for k, v in group.items()}
+
+        return cls(
+            f"v{data['version']}", compile_all(data["signals"]), compile_all(data["blockers"])
+        )
+
+    def classify(self, message: str, *, edited: bool = False) -> Detection:
+        text = prose(message)
+        counted, blocked = [], {}
+        units = [u.strip() for u in _SENTENCE.findall(text) if u.strip()]
+        for i, unit in enumerate(units):
+            if not unit.endswith("?"):
+                continue
+            following = units[i + 1] if i + 1 < len(units) else ""
+            category = self._blocker(unit, following)
+            if category:
+                blocked[category] = blocked.get(category, 0) + 1
+            else:
+                counted.append(unit)
+        categories = ["question"] if counted else []
+        if any(p.search(text) for p in self.signals.get("info_request", [])):
+            categories.append("info_request")
+        if self._option_list(text):
+            categories.append("option_list")
+        would_ask = bool(categories)
+        return Detection(
+            asked=would_ask and not edited, version=self.version, gate="edited" if edited else "zero_edit",
+            categories=categories, questions=counted, blocked=blocked,
+            questions_with_edits=would_ask and edited,
+        )  # fmt: skip
+
+    def _blocker(self, unit: str, following: str) -> str | None:
+        for category, patterns in self.blockers.items():
+            target = f"{unit} {following}" if category == "rhetorical" else unit
+            if any(p.search(target) for p in patterns):
+                return category
+        return None
+
+    def _option_list(self, text: str) -> bool:
+        lines = text.splitlines()
+        intros = self.signals.get("option_list_intro", [])
+        for i, line in enumerate(lines):
+            if line.rstrip().endswith(":") and any(p.search(line) for p in intros):
+                items = 0
+                for after in lines[i + 1 :]:
+                    if _LIST_ITEM.match(after):
+                        items += 1
+                    elif after.strip():
+                        break
+                if items >= 2:
+                    return True
+        return False
+
+
+def prose(message: str) -> str:
+    """The message without code blocks, inline code and blockquotes."""
+    text = _FENCE.sub("\n", message)
+    text = _INLINE.sub("CODE", text)
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
+
+
+@lru_cache(maxsize=4)
+def classifier(path: str = str(CONFIG)) -> Classifier:
+    return Classifier.load(path)
+
+
+class Reclassification(BaseModel):
+    version: str
+    runs: int
+    messages: int
+    disagreements: list[dict]  # run_id, index, stored, now, text
+    firing: dict[str, int]  # category or blocker -> messages it fired on
+    questions_with_edits: int
+
+
+def reclassify(store, clf: Classifier | None = None) -> Reclassification:
+    """Re-apply a classifier to every stored final message (events of kind "final", with the
+    detection recorded when the run happened); nothing is re-run or rewritten."""
+    clf = clf or classifier()
+    runs, messages, disagreements, firing, with_edits = 0, 0, [], {}, 0
+    for summary in store.summaries():
+        finals = [e for e in store.events(summary.run_id) if e.get("kind") == "final"]
+        runs += bool(finals)
+        for index, event in enumerate(finals):
+            messages += 1
+            now = clf.classify(event["text"], edited=bool(event.get("edited")))
+            for name in [*now.categories, *now.blocked]:
+                firing[name] = firing.get(name, 0) + 1
+            with_edits += now.questions_with_edits
+            stored = (event.get("detection") or {}).get("asked")
+            if stored is not None and stored != now.asked:
+                disagreements.append({"run_id": summary.run_id, "index": index, "stored": stored,
+                                      "now": now.asked, "text": event["text"][:200]})  # fmt: skip
+    return Reclassification(version=clf.version, runs=runs, messages=messages,
+                            disagreements=disagreements, firing=firing, questions_with_edits=with_edits)  # fmt: skip
