@@ -21,8 +21,6 @@ from pydantic import BaseModel
 from capabench.swe.grade import Grade
 from capabench.swe.records import Ask, Condition, StopReason
 
-SLOTS = ("manifests", "runs", "patches", "sessions", "transcripts", "evaluations")
-
 
 class RunSummary(BaseModel):
     """The write-once record of one session: what happened, never how it was graded."""
@@ -58,9 +56,7 @@ class RunSummary(BaseModel):
 
 class SweStore:
     def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
-        for slot in SLOTS:
-            (self.root / slot).mkdir(parents=True, exist_ok=True)
+        self.root = Path(root)  # folders appear with their first file: reading creates nothing
 
     def path(self, slot: str, run_id: str) -> Path:
         suffix = {
@@ -85,6 +81,7 @@ class SweStore:
             os.unlink(tmp)
 
     def overwrite(self, path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
@@ -94,7 +91,7 @@ class SweStore:
 
     def summaries(self) -> list[RunSummary]:
         out = []
-        for file in sorted((self.root / "runs").glob("*.json")):
+        for file in sorted((self.root / "runs").glob("*.json")):  # none if the folder isn't there
             out.append(RunSummary.model_validate_json(file.read_text()))
         return out
 
