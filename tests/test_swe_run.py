@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -11,6 +14,7 @@ from capabench.models.scripted import ScriptedModel
 from capabench.swe.builtin_agent import BuiltinAgent
 from capabench.swe.bundled import bundled_dataset
 from capabench.swe.bundled_repos import LIBRARIES
+from capabench.swe.dashboard import build, rate
 from capabench.swe.datasets import load_instances
 from capabench.swe.experiment import batch, evaluate, pending
 from capabench.swe.records import MAX_ASKS, NEUTRAL_REPLY
@@ -117,3 +121,37 @@ def test_a_broken_agent_is_recorded_and_retried(instances, tmp_path):
     (run,) = batch(instances[:1], ["full"], "scripted", BuiltinAgent(ScriptedModel(boom)), store)
     assert run.stop_reason == "error" and "harness bug" in run.error and run.retryable
     assert pending(instances[:1], ["full"], "scripted", store)  # picked up again next time
+
+
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="needs chromium (scripts/setup.sh test installs it)"
+)
+def test_dashboard_shows_arms_runs_and_verified_prompts_in_chromium(instances, tmp_path):
+    store = SweStore(tmp_path / "swe")
+    batch(
+        instances[:2],
+        ["ambiguous", "full"],
+        "scripted",
+        BuiltinAgent(ScriptedModel(_fixer(asks=1))),
+        store,
+    )
+    batch(instances[:1], ["ambiguous"], "other", BuiltinAgent(ScriptedModel(_fixer(asks=0))), store)
+    evaluate(instances, store)
+    page = build(store, instances, tmp_path / "index.html")
+    raw = page.read_text()
+    assert "/tmp/capabench-" not in raw and os.path.expanduser("~") + "/" not in raw  # redacted
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'p'}",
+         "--dump-dom", page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    # One column per arm, never pooled; small counts as fractions.
+    assert "<th>scripted<br>" in dom and "<th>other<br>" in dom
+    assert "<td>2/2</td>" in dom and "<td>0/1</td>" in dom
+    assert len(re.findall(r'<tr class="run" data-i="\d', dom)) == 5 and "✓ VERIFIED" in dom
+    assert 'class="ask"' in dom and "agent asks:" in dom and NEUTRAL_REPLY in dom
+    assert "resolved" in dom and "slugkit/__init__.py" in dom  # the patch beside its grade
+
+
+def test_rates_are_fractions_until_the_denominator_is_large():
+    assert rate(1, 31) == "3.2% (1/31)" and rate(1, 19) == "1/19" and rate(0, 0) == "n/a"

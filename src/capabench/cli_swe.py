@@ -191,3 +191,18 @@ def reclassify_cmd(
         out.print(
             f"  {d['run_id']} #{d['index']}: stored {d['stored']} -> now {d['now']}: {d['text'][:100]}"
         )
+
+
+@swe_app.command("dashboard")
+def dashboard_cmd(
+    runs: RunsOpt = DEFAULT_RUNS,
+    dataset: DatasetOpt = None,
+    base: BaseOpt = None,
+    out_file: Annotated[Path, typer.Option("--out", help="the HTML file")] = Path("swe-dashboard.html"),
+) -> None:  # fmt: skip
+    """Write the self-contained HTML dashboard over every stored run (read-only on the runs)."""
+    from capabench.swe.dashboard import build
+    from capabench.swe.store import SweStore
+
+    path = build(SweStore(runs), _instances(dataset, base), out_file, repo_root=Path.cwd())
+    out.print(f"wrote {path}")

@@ -1,0 +1,176 @@
+"""A self-contained HTML dashboard over the run store: aggregates per model arm side by
+side (never pooled), and a drill-down per run (tool trace, messages with each ask shown as an
+interaction, the prompt rebuilt from the dataset and checked against its sha256, the patch
+beside its grade). Opens by double-click: no server, no network. Local paths are redacted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+from capabench.swe.records import Instance
+from capabench.swe.store import RunSummary, SweStore
+
+SMALL = 20  # below this many, a rate is shown as a fraction, not a percentage
+MAX_TEXT = 4000
+
+
+def rate(part: int, whole: int) -> str:
+    if whole == 0:
+        return "n/a"
+    if whole < SMALL:
+        return f"{part}/{whole}"
+    return f"{100 * part / whole:.1f}% ({part}/{whole})"
+
+
+def redact(text: str, repo_root: Path | None = None) -> str:
+    """Local machine paths out of a shareable page."""
+    if repo_root is not None:
+        text = text.replace(str(repo_root.resolve()), "<repo>")
+    home = os.path.expanduser("~")
+    if home not in ("", "/"):
+        text = text.replace(home, "~")
+    return re.sub(r"/tmp/capabench-[A-Za-z0-9_-]+", "<workspace>", text)
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    cut = len(text) - MAX_TEXT
+    return f"{text[: MAX_TEXT // 2]}\n[... {cut} characters cut ...]\n{text[-MAX_TEXT // 2 :]}"
+
+
+def _arms(summaries: list[RunSummary], grades: dict) -> list[dict]:
+    """One column per model: its ask channel, ask and resolve rates per condition."""
+    arms = []
+    for model in sorted({s.model for s in summaries}):
+        mine = [s for s in summaries if s.model == model]
+        cells = {}
+        for condition in ("ambiguous", "full"):
+            runs = [s for s in mine if s.condition == condition]
+            observable = [s for s in runs if s.stop_reason != "error"]  # asking was possible
+            scored = [s for s in runs if (g := grades.get(s.run_id)) and g.status == "scored"]
+            cells[condition] = {
+                "runs": len(runs),
+                "ask": rate(sum(s.asked for s in observable), len(observable)),
+                "resolved": rate(sum(bool(grades[s.run_id].resolved) for s in scored), len(scored)),
+            }
+        channel = sorted({a.channel for s in mine for a in s.asks}) or ["(no asks yet)"]
+        arms.append(
+            {
+                "model": model,
+                "runner": mine[0].runner,
+                "channel": ", ".join(channel),
+                "cells": cells,
+            }
+        )
+    return arms
+
+
+def build(
+    store: SweStore, instances: list[Instance], out: Path, *, repo_root: Path | None = None
+) -> Path:
+    by_id = {i.instance_id: i for i in instances}
+    summaries = store.summaries()
+    grades = {s.run_id: g for s in summaries if (g := store.evaluation(s.run_id)) is not None}
+    runs = []
+    for s in summaries:
+        instance = by_id.get(s.instance_id)
+        prompt = instance.task(s.condition).prompt if instance else ""
+        verified = bool(prompt) and hashlib.sha256(prompt.encode()).hexdigest() == s.prompt_sha256
+        grade = grades.get(s.run_id)
+        events = [{**e, "text": _clip(str(e.get("text", ""))), "output": _clip(str(e.get("output", "")))}
+                  for e in store.events(s.run_id)]  # fmt: skip
+        runs.append({
+            "run_id": s.run_id, "instance": s.instance_id, "condition": s.condition, "model": s.model,
+            "runner": s.runner, "stop": s.stop_reason, "asked": s.asked, "turns": s.turns,
+            "asks": [a.model_dump() for a in s.asks], "repo": s.repo,
+            "resolved": None if grade is None else grade.resolved,
+            "grade": grade.model_dump() if grade else {"status": "not_evaluated"},
+            "prompt": prompt, "verified": verified, "patch": _clip(store.patch(s.run_id)), "events": events,
+            "difficulty": instance.difficulty if instance else "",
+        })  # fmt: skip
+    data = {"arms": _arms(summaries, grades), "runs": runs}
+    page = TEMPLATE.replace(
+        "/*DATA*/null", redact(json.dumps(data).replace("</", "<\\/"), repo_root)
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page)
+    return out
+
+
+TEMPLATE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>capabench: ask or guess</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d2330;max-width:1200px}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d5dae3;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f5f9}.run{cursor:pointer}.run:hover{background:#f7f9ff}
+pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:360px;white-space:pre-wrap}
+.ask{border-left:4px solid #c77d00;background:#fff8ea;padding:6px 10px;margin:6px 0}
+.reply{border-left:4px solid #2d7d46;background:#effaf2;padding:6px 10px;margin:6px 0}
+.ok{color:#2d7d46;font-weight:600}.bad{color:#b42318;font-weight:600}.side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
+label{margin-right:12px}
+</style></head><body>
+<h1>Ask or guess: coding agents on ambiguous vs full issues</h1>
+<p>Each model is its own arm (its ask channel named); arms are never pooled. Small counts are shown as fractions.</p>
+<div id="arms"></div>
+<h2>Runs</h2>
+<div id="filters">
+<label>arm <select id="f-model"><option value="">all</option></select></label>
+<label>condition <select id="f-condition"><option value="">all</option><option>ambiguous</option><option>full</option></select></label>
+<label>asked <select id="f-asked"><option value="">all</option><option value="true">yes</option><option value="false">no</option></select></label>
+<label>resolved <select id="f-resolved"><option value="">all</option><option value="true">yes</option><option value="false">no</option><option value="null">not graded</option></select></label>
+</div>
+<table id="runs"><thead><tr><th>instance</th><th>condition</th><th>arm</th><th>stop</th><th>asked</th><th>turns</th><th>grade</th></tr></thead><tbody></tbody></table>
+<div id="detail"></div>
+<script>
+const DATA = /*DATA*/null;
+const esc = s => String(s ?? "").replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]));
+function arms(){
+  let h = "<table><tr><th></th>" + DATA.arms.map(a => `<th>${esc(a.model)}<br><small>${esc(a.runner)}: ${esc(a.channel)}</small></th>`).join("") + "</tr>";
+  for (const c of ["ambiguous","full"]) for (const [k,label] of [["runs","runs"],["ask","asked"],["resolved","resolved"]])
+    h += `<tr><th>${c}: ${label}</th>` + DATA.arms.map(a => `<td>${esc(a.cells[c][k])}</td>`).join("") + "</tr>";
+  document.getElementById("arms").innerHTML = h + "</table>";
+  const sel = document.getElementById("f-model");
+  for (const a of DATA.arms) sel.insertAdjacentHTML("beforeend", `<option>${esc(a.model)}</option>`);
+}
+function grade(r){ return r.resolved === null ? esc(r.grade.status) : (r.resolved ? '<span class="ok">resolved</span>' : '<span class="bad">unresolved</span>'); }
+function rows(){
+  const f = id => document.getElementById(id).value;
+  const body = document.querySelector("#runs tbody"); body.innerHTML = "";
+  DATA.runs.forEach((r, i) => {
+    if (f("f-model") && r.model !== f("f-model")) return;
+    if (f("f-condition") && r.condition !== f("f-condition")) return;
+    if (f("f-asked") && String(r.asked) !== f("f-asked")) return;
+    if (f("f-resolved") && String(r.resolved) !== f("f-resolved")) return;
+    body.insertAdjacentHTML("beforeend", `<tr class="run" data-i="${i}"><td>${esc(r.instance)}</td><td>${esc(r.condition)}</td><td>${esc(r.model)}</td><td>${esc(r.stop)}</td><td>${r.asked ? "yes (" + r.asks.length + ")" : "no"}</td><td>${r.turns}</td><td>${grade(r)}</td></tr>`);
+  });
+}
+function detail(i){
+  const r = DATA.runs[i];
+  let trace = "";
+  for (const e of r.events){
+    if (e.kind === "ask") trace += `<div class="ask"><b>agent asks:</b> ${esc(e.text)}</div>`;
+    else if (e.kind === "answer") trace += `<div class="reply"><b>reply:</b> ${esc(e.text)}</div>`;
+    else if (e.kind === "command") trace += `<div><b>$ ${esc(e.text)}</b> <small>(exit ${esc(e.exit)})</small><pre>${esc(e.output)}</pre></div>`;
+    else if (e.kind === "model" || e.kind === "final") trace += `<div><b>agent:</b><pre>${esc(e.text)}</pre></div>`;
+    else trace += `<div><b>${esc(e.kind)}:</b> ${esc(e.text)}</div>`;
+  }
+  const badge = r.verified ? '<span class="ok">&#10003; VERIFIED</span>' : '<span class="bad">prompt not verified</span>';
+  document.getElementById("detail").innerHTML = `<h2>${esc(r.run_id)}</h2>
+    <p>${esc(r.repo)} &middot; ${esc(r.condition)} &middot; ${esc(r.model)} &middot; stop: ${esc(r.stop)}</p>
+    <h3>Prompt ${badge}</h3><pre>${esc(r.prompt)}</pre>
+    <h3>Session</h3>${trace || "<p>(no events)</p>"}
+    <div class="side"><div><h3>Patch</h3><pre>${esc(r.patch) || "(empty)"}</pre></div>
+    <div><h3>Grade</h3><pre>${esc(JSON.stringify(r.grade, null, 1))}</pre></div></div>`;
+}
+arms(); rows();
+for (const id of ["f-model","f-condition","f-asked","f-resolved"]) document.getElementById(id).onchange = rows;
+document.querySelector("#runs tbody").onclick = e => { const tr = e.target.closest("tr"); if (tr) detail(+tr.dataset.i); };
+if (DATA.runs.length) detail(0);
+</script></body></html>
+"""
