@@ -155,3 +155,31 @@ def test_dashboard_shows_arms_runs_and_verified_prompts_in_chromium(instances, t
 
 def test_rates_are_fractions_until_the_denominator_is_large():
     assert rate(1, 31) == "3.2% (1/31)" and rate(1, 19) == "1/19" and rate(0, 0) == "n/a"
+
+
+def test_locate_and_sanity_read_the_store(instances, tmp_path):
+    from typer.testing import CliRunner
+
+    from capabench.cli import app
+
+    store = SweStore(tmp_path / "swe")
+    (run,) = batch(
+        instances[:1], ["ambiguous"], "scripted", BuiltinAgent(ScriptedModel(_fixer(asks=1))), store
+    )
+    cli = CliRunner()
+    located = cli.invoke(app, ["swe", "locate", "slugkit", "--runs", str(store.root), "--json"])
+    (entry,) = json.loads(located.stdout)
+    assert entry["run_id"] == run.run_id and entry["grade"] == "not_evaluated"
+    assert entry["artifacts"]["evaluation"] is None and entry["artifacts"]["patch"].endswith(
+        ".patch"
+    )
+    not_graded = cli.invoke(app, ["swe", "sanity", "--runs", str(store.root)])
+    assert not_graded.exit_code == 1 and "not evaluated yet" in not_graded.stdout
+    evaluate(instances, store)
+    assert cli.invoke(app, ["swe", "sanity", "--runs", str(store.root)]).exit_code == 0
+    # A crashed session leaves a manifest without a summary; a tampered patch is caught.
+    store.write_once(store.path("manifests", "crashed-run"), "{}")
+    store.path("patches", run.run_id).write_text("diff --git a/x b/x\n")
+    bad = cli.invoke(app, ["swe", "sanity", "--runs", str(store.root)])
+    assert bad.exit_code == 1 and "crashed-run" in bad.stdout and "the summary says" in bad.stdout
+    assert cli.invoke(app, ["swe", "locate", "nothing", "--runs", str(store.root)]).exit_code == 2

@@ -206,3 +206,46 @@ def dashboard_cmd(
 
     path = build(SweStore(runs), _instances(dataset, base), out_file, repo_root=Path.cwd())
     out.print(f"wrote {path}")
+
+
+@swe_app.command("locate")
+def locate_cmd(
+    instance: Annotated[str, typer.Argument(help="an instance id or part of one (empty: all)")] = "",
+    runs: RunsOpt = DEFAULT_RUNS,
+    condition: Annotated[str | None, typer.Option("--condition")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:  # fmt: skip
+    """Every run of an instance and where each of its artifacts is (missing ones marked)."""
+    import json
+
+    from capabench.swe.audit import locate
+    from capabench.swe.store import SweStore
+
+    found = [r for r in locate(SweStore(runs), instance) if condition in (None, r["condition"])]
+    if as_json:
+        out.print_json(json.dumps(found))
+        return
+    if not found:
+        raise _fail(f"no runs of {instance!r} in {runs}")
+    for r in found:
+        out.print(f"{r['instance_id']}  {r['condition']}  {r['model']} ({r['runner']})  stop={r['stop']}  "
+                  f"asked={r['asked']}  grade={r['grade']}  [{r['run_id']}]")  # fmt: skip
+        for slot, path in r["artifacts"].items():
+            out.print(f"    {slot:12} {path or 'MISSING'}")
+
+
+@swe_app.command("sanity")
+def sanity_cmd(
+    runs: RunsOpt = DEFAULT_RUNS,
+    last: Annotated[int | None, typer.Option("--last", min=1, help="only the N most recent runs")] = None,
+) -> None:  # fmt: skip
+    """A health report of recent runs; exits 1 when something needs attention."""
+    from capabench.swe.audit import sanity
+    from capabench.swe.store import SweStore
+
+    findings = sanity(SweStore(runs), last)
+    for f in findings:
+        out.print(f"{f.severity:9} {f.run_id}: {f.what}", highlight=False, soft_wrap=True)
+    attention = sum(f.severity == "attention" for f in findings)
+    out.print(f"{attention} finding(s) need attention, {len(findings) - attention} note(s)")
+    raise typer.Exit(1 if attention else 0)
