@@ -66,3 +66,20 @@ def built(pool, tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "capa-seed0"
     write_benchmark(bench, out)
     return bench, out
+
+
+@pytest.fixture(scope="module")
+def swe_bundled(tmp_path_factory):
+    """The bundled ask-or-guess dataset in a private cache, for one test module (its
+    repositories are found through the cache, so the module runs with it set):
+    (jsonl, instances)."""
+    from capabench.swe.bundled import bundled_dataset
+    from capabench.swe.datasets import load_instances
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CAPABENCH_CACHE", str(tmp_path_factory.mktemp("swe-cache")))
+    try:
+        path = bundled_dataset()
+        yield path, load_instances(path)
+    finally:
+        mp.undo()

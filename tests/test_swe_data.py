@@ -7,26 +7,15 @@ import shutil
 
 import pytest
 
-from capabench.swe.bundled import build_bundled, bundled_dataset, repo_dir
+from capabench.swe.bundled import build_bundled, repo_dir
 from capabench.swe.bundled_repos import LIBRARIES
 from capabench.swe.datasets import DatasetError, load_instances
 from capabench.swe.grade import grade_locally, is_test_file, parse_junit, split_patch
 
 
 @pytest.fixture(scope="module")
-def bundled(tmp_path_factory):
-    import os
-
-    saved = os.environ.get("CAPABENCH_CACHE")
-    os.environ["CAPABENCH_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    try:
-        path = bundled_dataset()
-        yield path, load_instances(path)
-    finally:
-        if saved is None:
-            os.environ.pop("CAPABENCH_CACHE")
-        else:
-            os.environ["CAPABENCH_CACHE"] = saved
+def bundled(swe_bundled):
+    return swe_bundled
 
 
 def _rows(path):

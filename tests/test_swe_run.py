@@ -12,26 +12,16 @@ import pytest
 
 from capabench.models.scripted import ScriptedModel
 from capabench.swe.builtin_agent import BuiltinAgent
-from capabench.swe.bundled import bundled_dataset
 from capabench.swe.bundled_repos import LIBRARIES
 from capabench.swe.dashboard import build, rate
-from capabench.swe.datasets import load_instances
 from capabench.swe.experiment import batch, evaluate, pending
 from capabench.swe.records import MAX_ASKS, NEUTRAL_REPLY
 from capabench.swe.store import SweStore
 
 
 @pytest.fixture(scope="module")
-def instances(tmp_path_factory):
-    saved = os.environ.get("CAPABENCH_CACHE")
-    os.environ["CAPABENCH_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    try:
-        yield load_instances(bundled_dataset())
-    finally:
-        if saved is None:
-            os.environ.pop("CAPABENCH_CACHE")
-        else:
-            os.environ["CAPABENCH_CACHE"] = saved
+def instances(swe_bundled):
+    return swe_bundled[1]
 
 
 def _fixer(asks: int = 1):

@@ -14,20 +14,21 @@ from capabench.swe.workspace import Workspace
 VERSION = "builtin-1"
 TOOLS = ["bash", "ask_user", "submit"]
 SYSTEM = """You are a software engineer working in a git repository, checked out at {path}.
-Act by replying with exactly one of these blocks per message (anything else in the message
-is fine, only the first block counts):
+Act by replying with exactly one block per message; only the first block counts.
 
+To run a shell command in the repository and see its output:
 ```bash
-<one shell command, run in the repository; you see its output>
+ls
 ```
 
+To ask the user a question and see their reply:
 ```ask_user
-<a question for the user; you see their reply>
+Your question here
 ```
 
+To end the session (the changes in the repository are your result):
 ```submit
-```
-(ends the session: the changes in the repository are your result)"""
+```"""
 ACTION = re.compile(r"```(bash|sh|ask_user|submit)[^\n]*\n(.*?)```", re.S)
 REMINDER = "Reply with one ```bash```, ```ask_user``` or ```submit``` block."
 MAX_OUTPUT = 4000  # characters of command output per step: small models' context is short
