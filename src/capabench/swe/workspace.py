@@ -55,9 +55,14 @@ def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
     no network), or as it is where bubblewrap doesn't work; and which it was."""
     if not bwrap_available()[0]:
         return argv, "process"
-    wrap = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", tmp, tmp, "--bind", str(work), str(work), "--unshare-net", "--unshare-pid",
-            "--die-with-parent", "--chdir", str(work), "--"]  # fmt: skip
+    wrap = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    # The private /tmp hides whatever lived there: an interpreter or a virtual environment
+    # under /tmp (a fresh clone often is) comes back, read-only.
+    for prefix in {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)}:
+        if prefix.startswith("/tmp/"):
+            wrap += ["--ro-bind", prefix, prefix]
+    wrap += ["--bind", tmp, tmp, "--bind", str(work), str(work), "--unshare-net", "--unshare-pid",
+             "--die-with-parent", "--chdir", str(work), "--"]  # fmt: skip
     return [*wrap, *argv], "bwrap"
 
 
