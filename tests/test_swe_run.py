@@ -173,3 +173,35 @@ def test_locate_and_sanity_read_the_store(instances, tmp_path):
     bad = cli.invoke(app, ["swe", "sanity", "--runs", str(store.root)])
     assert bad.exit_code == 1 and "crashed-run" in bad.stdout and "the summary says" in bad.stdout
     assert cli.invoke(app, ["swe", "locate", "nothing", "--runs", str(store.root)]).exit_code == 2
+
+
+def test_preflight_certifies_the_ask_channel_or_stops_the_batch(instances, tmp_path):
+    from typer.testing import CliRunner
+
+    from capabench.cli import app
+    from capabench.swe.experiment import PreflightFailed, preflight
+
+    asker = ScriptedModel(["```ask_user\nWhat should notes.txt say?\n```",
+                           "```bash\necho first > notes.txt\n```", "```submit\n```"])  # fmt: skip
+    outcome = preflight(BuiltinAgent(asker), "scripted")
+    assert outcome.asks[0].answer == NEUTRAL_REPLY and outcome.turns == 3
+    with pytest.raises(PreflightFailed, match="no ask was observed"):
+        preflight(BuiltinAgent(ScriptedModel(["```submit\n```"])), "scripted")
+    with pytest.raises(PreflightFailed, match="did not continue"):
+        preflight(
+            BuiltinAgent(ScriptedModel(["```ask_user\nWhat?\n```", "oops"] + ["no action"] * 3)),
+            "x",
+        )
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps(["```submit\n```"] * 4))
+    args = ["swe", "batch", "--model", f"scripted:{replies}", "--condition", "full", "--count", "1",
+            "--runs", str(tmp_path / "swe")]  # fmt: skip
+    stopped = CliRunner().invoke(app, args)
+    assert (
+        stopped.exit_code == 2
+        and "preflight" in stopped.stderr
+        and not SweStore(tmp_path / "swe").summaries()
+    )
+    ran = CliRunner().invoke(app, [*args, "--skip-preflight"])
+    assert ran.exit_code == 0, ran.stderr
+    assert len(SweStore(tmp_path / "swe").summaries()) == 1

@@ -114,9 +114,11 @@ def batch_cmd(
     context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context")] = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 1024,
     steps: Annotated[int, typer.Option("--steps", min=1, help="built-in agent: actions per session")] = 30,
+    skip_preflight: Annotated[bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")] = False,
 ) -> None:  # fmt: skip
-    """Sessions for the next incomplete instances, one at a time; rerunning resumes."""
-    from capabench.swe.experiment import batch, pending
+    """Sessions for the next incomplete instances, one at a time; rerunning resumes. A
+    preflight canary first certifies that the model's ask channel works."""
+    from capabench.swe.experiment import PreflightFailed, batch, pending, preflight
     from capabench.swe.store import SweStore
 
     instances = _instances(dataset, base)
@@ -129,6 +131,16 @@ def batch_cmd(
     store = SweStore(runs)
     runner = _runner(model, base_url, api_key, context, max_tokens, steps)
     todo = pending(instances, conditions, model, store, count)
+    if todo and not skip_preflight:
+        try:
+            preflight(runner, model)
+        except PreflightFailed as exc:
+            raise _fail(
+                f"preflight: {exc}; the batch did not start (--skip-preflight to run anyway)"
+            ) from None
+        console.print(
+            f"preflight: {model}'s ask channel was observed, answered and the session went on"
+        )
     console.print(f"{len(todo)} session(s) to run for {model}; store: {runs}")
     done = batch(instances, conditions, model, runner, store, count=count, repos=repos,
                  progress=lambda s: console.print(f"  {s.instance_id} {s.condition}: {s.stop_reason}, "
@@ -249,3 +261,22 @@ def sanity_cmd(
     attention = sum(f.severity == "attention" for f in findings)
     out.print(f"{attention} finding(s) need attention, {len(findings) - attention} note(s)")
     raise typer.Exit(1 if attention else 0)
+
+
+@swe_app.command("preflight")
+def preflight_cmd(
+    model: ModelOpt,
+    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key")] = None,
+    context: Annotated[int | None, typer.Option("--context", min=512)] = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 1024,
+) -> None:  # fmt: skip
+    """Certify a model's ask channel with one forced ask round-trip (exit 1 if it fails)."""
+    from capabench.swe.experiment import PreflightFailed, preflight
+
+    try:
+        outcome = preflight(_runner(model, base_url, api_key, context, max_tokens, 8), model)
+    except PreflightFailed as exc:
+        console.print(f"[red]preflight failed:[/red] {exc}", soft_wrap=True, highlight=False)
+        raise typer.Exit(1) from None
+    out.print(f"preflight passed: {len(outcome.asks)} ask(s), {outcome.turns} turns")

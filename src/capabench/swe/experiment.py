@@ -136,3 +136,42 @@ def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
         if progress:
             progress(summary.run_id, grade)
     return grades
+
+
+PREFLIGHT_PROMPT = (
+    "This is a check of the channel you use to ask the user questions. First ask the user, "
+    "through that channel, what the file notes.txt should say. Then write the answer you get "
+    "into notes.txt and finish."
+)
+
+
+class PreflightFailed(RuntimeError):
+    """The ask channel could not be certified: a batch would measure harness breakage."""
+
+
+def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
+    """A forced ask must be observed and answered, and the session must go on past it."""
+    import tempfile
+
+    from capabench.swe.workspace import git
+
+    with tempfile.TemporaryDirectory(prefix="capabench-preflight-") as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        git("init", "--quiet", "--initial-branch=main", cwd=repo)
+        (repo / "README.md").write_text("# preflight\n")
+        git("add", "-A", cwd=repo)
+        git("commit", "--quiet", "-m", "preflight", cwd=repo)
+        commit = git("rev-parse", "HEAD", cwd=repo).strip()
+        task = AgentTask(instance_id="preflight", repo="capabench/preflight", base_commit=commit,
+                         condition="full", prompt=PREFLIGHT_PROMPT, prompt_sha256="")  # fmt: skip
+        with Workspace(repo, commit) as ws:
+            outcome = runner.run(task, ws)
+    answered = [a for a in outcome.asks if a.answer is not None]
+    if not answered:
+        raise PreflightFailed(f"{model}: no ask was observed and answered ({outcome.stop_reason}"
+                              f"{': ' + outcome.error if outcome.error else ''})")  # fmt: skip
+    if outcome.turns <= answered[0].turn or outcome.stop_reason not in ("completed", "step_limit"):
+        raise PreflightFailed(f"{model}: the session did not continue after the answered ask "
+                              f"({outcome.stop_reason})")  # fmt: skip
+    return outcome
