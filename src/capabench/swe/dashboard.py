@@ -154,9 +154,11 @@ function detail(i){
   const r = DATA.runs[i];
   let trace = "";
   for (const e of r.events){
+    if (e.kind === "codex") continue;  // the raw stream; its trace is normalized beside it
     if (e.kind === "ask") trace += `<div class="ask"><b>agent asks:</b> ${esc(e.text)}</div>`;
     else if (e.kind === "answer") trace += `<div class="reply"><b>reply:</b> ${esc(e.text)}</div>`;
     else if (e.kind === "command") trace += `<div><b>$ ${esc(e.text)}</b> <small>(exit ${esc(e.exit)})</small><pre>${esc(e.output)}</pre></div>`;
+    else if (e.kind === "final" && e.detection && e.detection.asked) trace += `<div class="ask"><b>agent asks (final message, ${esc(e.detection.version)}):</b> ${esc(e.text)}</div>`;
     else if (e.kind === "model" || e.kind === "final") trace += `<div><b>agent:</b><pre>${esc(e.text)}</pre></div>`;
     else trace += `<div><b>${esc(e.kind)}:</b> ${esc(e.text)}</div>`;
   }

@@ -38,6 +38,10 @@ def make_runner(model: str, options: ModelOptions) -> AgentRunner:
     """The arm a model slug selects: claude-* (Claude Agent SDK), gpt-*/codex-* (Codex CLI),
     anything capabench's model layer knows (openai/<m>, local, ...) with the built-in agent."""
     kind = runner_name(model)
+    if kind == "codex-cli":
+        from capabench.swe.codex_runner import CodexRunner
+
+        return CodexRunner(model, base_url=options.base_url, api_key=options.api_key)
     if kind != "builtin":
         raise ValueError(f"the {kind} runner for {model!r} is not built yet; use the built-in "
                          "agent with openai/<model> --base-url URL or local")  # fmt: skip

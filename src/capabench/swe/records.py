@@ -112,4 +112,4 @@ class SessionOutcome(BaseModel):
 
     def transcript(self) -> str:
         """The agent's own messages, in order (no tool output)."""
-        return "\n\n".join(e["text"] for e in self.events if e.get("kind") == "model")
+        return "\n\n".join(e["text"] for e in self.events if e.get("kind") in ("model", "final"))
