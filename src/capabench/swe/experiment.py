@@ -42,9 +42,10 @@ def make_runner(model: str, options: ModelOptions) -> AgentRunner:
         from capabench.swe.codex_runner import CodexRunner
 
         return CodexRunner(model, base_url=options.base_url, api_key=options.api_key)
-    if kind != "builtin":
-        raise ValueError(f"the {kind} runner for {model!r} is not built yet; use the built-in "
-                         "agent with openai/<model> --base-url URL or local")  # fmt: skip
+    if kind == "claude-agent-sdk":
+        from capabench.swe.claude_runner import ClaudeRunner
+
+        return ClaudeRunner(model, base_url=options.base_url, api_key=options.api_key)
     from capabench.swe.builtin_agent import BuiltinAgent
 
     return BuiltinAgent(make_model(model, options))
