@@ -1,0 +1,68 @@
+"""The embedded model for real (skipped without the local extra): llama.cpp in process, its
+JSON grammar, served on 127.0.0.1 through capabench's OpenAI-compatible server, and driving
+the built-in agent of the ask-or-guess arm on the bundled dataset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("llama_cpp", reason="needs the local extra (scripts/main.sh installs it)")
+
+from capabench.models import Message, ModelOptions, make_model
+from capabench.models.local import LocalModelError, embedded_gguf
+from capabench.models.serve import serve_model
+
+try:
+    embedded_gguf()
+except LocalModelError as exc:
+    pytest.skip(str(exc), allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def local():
+    return make_model("local", ModelOptions(max_tokens=64, cache=None))
+
+
+def test_the_embedded_model_answers_and_counts_tokens(local):
+    reply = local.complete(
+        [Message(role="user", content="Write a Python function that adds two numbers.")]
+    )
+    assert (
+        reply.text.strip()
+        and reply.input_tokens > 5
+        and reply.output_tokens > 0
+        and reply.model == "local"
+    )
+
+
+def test_json_mode_gives_parseable_json_through_the_served_endpoint(local):
+    import openai
+
+    with serve_model(local) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
+        answer = client.chat.completions.create(
+            model="local", response_format={"type": "json_object"},
+            messages=[{"role": "user", "content": "Give a JSON object with keys name and age for Ada, 36."}],
+        )  # fmt: skip
+    assert isinstance(json.loads(answer.choices[0].message.content), dict)
+
+
+def test_the_builtin_agent_runs_a_bundled_instance_on_the_embedded_model(
+    local, swe_bundled, tmp_path
+):
+    from capabench.swe.builtin_agent import BuiltinAgent
+    from capabench.swe.experiment import batch, evaluate
+    from capabench.swe.store import SweStore
+
+    _, instances = swe_bundled
+    store = SweStore(tmp_path / "swe")
+    (run,) = batch(instances[:1], ["ambiguous"], "local", BuiltinAgent(local, steps=2), store)
+    assert (
+        run.stop_reason in ("completed", "step_limit", "no_action", "max_ask_rounds")
+        and run.turns >= 1
+    )
+    assert run.input_tokens > 0 and store.events(run.run_id)[0]["kind"] == "model"
+    (grade,) = evaluate(instances, store).values()
+    assert grade.status == "scored"  # whatever it did, it was graded
