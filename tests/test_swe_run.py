@@ -205,3 +205,34 @@ def test_preflight_certifies_the_ask_channel_or_stops_the_batch(instances, tmp_p
     ran = CliRunner().invoke(app, [*args, "--skip-preflight"])
     assert ran.exit_code == 0, ran.stderr
     assert len(SweStore(tmp_path / "swe").summaries()) == 1
+
+
+def test_a_killed_batch_resumes_without_redoing_or_losing_a_run(swe_bundled, tmp_path):
+    import signal
+    import sys
+    import time
+
+    replies = tmp_path / "replies.json"
+    replies.write_text(
+        json.dumps(["```bash\nsleep 1 && echo hi > note.txt\n```", "```submit\n```"] * 12)
+    )
+    runs = tmp_path / "swe"
+    cli = [sys.executable, "-m", "capabench.cli", "swe", "batch", "--model", f"scripted:{replies}",
+           "--condition", "full", "--skip-preflight", "--runs", str(runs), "--dataset", str(swe_bundled[0])]  # fmt: skip
+    env = {**os.environ, "CAPABENCH_CACHE": os.environ["CAPABENCH_CACHE"]}
+    proc = subprocess.Popen(cli, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((runs / "runs").glob("*.json"))) < 2:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = {p.name: p.read_text() for p in (runs / "runs").glob("*.json")}
+    assert 2 <= len(before) < 6
+    subprocess.run(cli, env=env, check=True, capture_output=True, timeout=300)
+    after = SweStore(runs).summaries()
+    assert sorted(s.instance_id for s in after) == sorted(
+        i.instance_id for i in swe_bundled[1]
+    )  # each once
+    assert all(
+        (runs / "runs" / name).read_text() == text for name, text in before.items()
+    )  # kept as written
