@@ -60,6 +60,8 @@ def test_codex_cli_asks_is_answered_goes_on_and_is_graded(swe_bundled, tmp_path)
         and not finals[1]["detection"]["asked"]
         and finals[1]["edited"]
     )
+    rollouts = list((store.path("sessions", run.run_id) / "harness").glob("*.jsonl"))
+    assert rollouts and any(QUESTION in r.read_text() for r in rollouts)  # the CLI's own record
     (grade,) = evaluate(instances, store).values()
     assert grade.status == "scored" and grade.resolved and grade.localization_hit
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import tempfile
 import time
+from pathlib import Path
 
 from capabench.swe.records import MAX_ASKS, AgentTask, Ask, SessionOutcome
 from capabench.swe.workspace import Workspace
@@ -66,11 +68,12 @@ class ClaudeRunner:
             return sdk.PermissionResultAllow(updated_input={**data, "answers": answers})
 
         env = {"DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1"}
-        if self.base_url:
-            env |= {
-                "ANTHROPIC_BASE_URL": self.base_url,
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            }
+        config = tempfile.TemporaryDirectory(prefix="capabench-claude-") if self.base_url else None
+        if (
+            config is not None
+        ):  # a private config dir: nothing of the operator's Claude state leaks in
+            env |= {"ANTHROPIC_BASE_URL": self.base_url, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                    "CLAUDE_CONFIG_DIR": config.name}  # fmt: skip
         key = (
             self.api_key
             or os.environ.get("ANTHROPIC_API_KEY")
@@ -94,12 +97,22 @@ class ClaudeRunner:
                 out.stop_reason, out.error = "error", f"{type(exc).__name__}: {exc}"[:2000]
         out.events.append({"kind": "permission_prompts", "text": str(len(permission_prompts)),
                            "tools": permission_prompts})  # fmt: skip
+        session_id = next((e["text"] for e in out.events if e["kind"] == "session"), "")
+        # Claude Code's own transcripts (main session and subagents), before anything prunes them.
+        root = Path(config.name if config else Path.home() / ".claude") / "projects"
+        for file in sorted(root.rglob("*.jsonl")) if root.is_dir() else []:
+            text = file.read_text(errors="replace")
+            if config is not None or (session_id and session_id in text[:4000]):
+                out.files[f"{file.parent.name}--{file.name}"] = text
+        if config is not None:
+            config.cleanup()
         return out
 
     def _record(self, message, out: SessionOutcome, commands: dict, note) -> None:
         sdk = self.sdk
         if isinstance(message, sdk.SystemMessage) and message.subtype == "init":
             out.tools = list(message.data.get("tools", []))
+            out.events.append({"kind": "session", "text": str(message.data.get("session_id", ""))})
         elif isinstance(message, sdk.AssistantMessage):
             out.turns += 1
             for block in message.content:

@@ -123,7 +123,10 @@ class CodexRunner:
                 reply = NEUTRAL_REPLY
                 out.events.append({"kind": "answer", "text": reply})
         finally:
-            if home is not None:
+            if home is not None:  # its rollout files are the session's own record: keep them
+                sessions = Path(home.name) / "sessions"
+                for file in sorted(sessions.rglob("*.jsonl")) if sessions.is_dir() else []:
+                    out.files[file.name] = file.read_text(errors="replace")
                 home.cleanup()
 
     def _read_turn(self, stdout: str, out: SessionOutcome) -> tuple[str | None, str, bool, str]:

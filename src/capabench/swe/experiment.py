@@ -79,6 +79,8 @@ def run_one(instance: Instance, condition: Condition, model: str, runner: AgentR
         patch = ws.patch()
     events = "".join(json.dumps(e) + "\n" for e in outcome.events)
     store.write_once(store.path("sessions", run_id) / "events.jsonl", events)
+    for name, text in outcome.files.items():  # e.g. Codex rollouts, Claude Code transcripts
+        store.write_once(store.path("sessions", run_id) / "harness" / name, text)
     store.write_once(store.path("transcripts", run_id) / "agent.txt", outcome.transcript())
     store.write_once(store.path("patches", run_id), patch)
     summary = RunSummary(

@@ -104,6 +104,9 @@ class SessionOutcome(BaseModel):
     error: str = ""
     tools: list[str] = []  # the roster the agent had
     events: list[dict] = []  # the raw stream: every model message, command, ask and reply
+    files: dict[
+        str, str
+    ] = {}  # the harness's own session records (name -> text), copied at capture
     runner_version: str = ""
 
     @property
