@@ -66,3 +66,32 @@ def test_the_builtin_agent_runs_a_bundled_instance_on_the_embedded_model(
     assert run.input_tokens > 0 and store.events(run.run_id)[0]["kind"] == "model"
     (grade,) = evaluate(instances, store).values()
     assert grade.status == "scored"  # whatever it did, it was graded
+
+
+def test_mem0_builds_memories_with_the_embedded_model_served_locally():
+    """mem0's real extraction prompt (about 8K tokens) through the embedded model served on
+    127.0.0.1, in JSON mode: it fits the context window and its answer parses."""
+    from types import SimpleNamespace
+
+    pytest.importorskip("mem0")
+    from capabench.history.mem0 import Mem0
+
+    model = make_model("local", ModelOptions(max_tokens=256, context=16384, cache=None))
+    calls = []
+
+    class Counting:
+        name = model.name
+
+        def complete(self, messages, *, json_object=False):
+            calls.append(json_object)
+            return model.complete(messages, json_object=json_object)
+
+    turns = [SimpleNamespace(role="user", text="Write a function that lists the files in a folder."),
+             SimpleNamespace(role="assistant", text="Should the result be sorted?"),
+             SimpleNamespace(role="user", text="Yes: I always want results as a sorted list.")]  # fmt: skip
+    env = SimpleNamespace(settings={"embedder": "hashing"}, need_model=lambda name: Counting(),
+                          history_of=lambda session: [SimpleNamespace(trace=turns)])  # fmt: skip
+    mem0 = Mem0(env)
+    context = mem0.context(SimpleNamespace(cell=7, request="List the users in a group."))
+    assert calls and all(calls)  # mem0's extraction went through the model, in JSON mode
+    assert context.info["method"] == "mem0" and context.info["memories"] >= 0
