@@ -162,9 +162,11 @@ def evaluate_cmd(
     from capabench.swe.store import SweStore
 
     store = SweStore(runs)
-    grades = evaluate(
-        _instances(dataset, base), store, force=force, repos=repos, timeout_s=eval_timeout
-    )
+    instances = _instances(dataset, base)
+    try:
+        grades = evaluate(instances, store, force=force, repos=repos, timeout_s=eval_timeout)
+    except FileNotFoundError as exc:  # a repository to check out is missing
+        raise _fail(str(exc)) from None
     table = Table("run", "status", "resolved", "localization", "detail")
     for run_id, g in grades.items():
         table.add_row(run_id, g.status, str(g.resolved), str(g.localization_hit), g.detail[:60])
