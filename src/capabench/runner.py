@@ -70,13 +70,6 @@ def select_sessions(bench: Benchmark, limit: int | None, split: str = "heldout")
     return [chosen[int(i * step)] for i in range(limit)]
 
 
-def sessions_in_flight(concurrency: int) -> int:
-    """Sessions played at once for `concurrency` model calls in flight (the endpoint's limit
-    holds the calls to it): a quarter more, so that sessions being judged or answered by the
-    simulated user don't leave the endpoint idle."""
-    return concurrency + max(1, concurrency // 4)
-
-
 def _drain(finished: queue.SimpleQueue) -> list:
     """Everything already in the queue, without waiting."""
     items = []
@@ -246,7 +239,7 @@ class Runner:
 
     def _run_threads(self, jobs, results, progress) -> None:
         finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
-        with ThreadPoolExecutor(sessions_in_flight(self.config.concurrency)) as ex:
+        with ThreadPoolExecutor(max(1, self.config.concurrency)) as ex:
             try:
                 for job in jobs:
                     ex.submit(self.player.play, *job).add_done_callback(finished.put)
@@ -270,15 +263,16 @@ class Runner:
         n = min(self.config.processes, max(1, len(jobs)))
         ctx = multiprocessing.get_context("spawn")  # this process has threads: no fork
         todo, done, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
-        calls = [_share(self.config.concurrency, n, i) for i in range(n)]
-        threads = [_share(sessions_in_flight(self.config.concurrency), n, i) for i in range(n)]
+        threads = [
+            _share(self.config.concurrency, n, i) for i in range(n)
+        ]  # one per call in flight
         for session, cond, epoch in jobs:
             todo.put((session.id, cond, epoch))
         for _ in range(sum(threads)):
             todo.put(None)  # one end mark per thread
         workers = [
-            ctx.Process(target=_work, args=(self.config, k, t, self.bench, todo, done, stop), daemon=True)
-            for k, t in zip(calls, threads, strict=True)
+            ctx.Process(target=_work, args=(self.config, t, self.bench, todo, done, stop), daemon=True)
+            for t in threads
         ]  # fmt: skip
         for w in workers:
             w.start()
@@ -340,15 +334,14 @@ def _share(total: int, parts: int, i: int) -> int:
     return max(1, total // parts + (i < total % parts))
 
 
-def _work(config: RunConfig, calls: int, threads: int, bench: Benchmark, todo, done, stop) -> None:
-    """A worker process: `threads` threads play jobs until their end marks, with at most
-    `calls` model calls in flight, and send back each result as JSON (or, for a session that
-    raised, its traceback)."""
+def _work(config: RunConfig, threads: int, bench: Benchmark, todo, done, stop) -> None:
+    """A worker process: `threads` threads (and model calls in flight) play jobs until their
+    end marks and send back each result as JSON (or, for a session that raised, its traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
     _die_with_parent()
     judges = max(2, -(-((os.cpu_count() or 1) + 1) // config.processes))  # cores + 1 in all
-    config = replace(config, processes=1, concurrency=calls,
-                     options=replace(config.options, concurrency=calls))  # fmt: skip
+    config = replace(config, processes=1, concurrency=threads,
+                     options=replace(config.options, concurrency=threads))  # fmt: skip
     pool = SandboxPool(judges)
     sessions = {s.id: s for s in bench.sessions}
     try:
