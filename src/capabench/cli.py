@@ -31,7 +31,7 @@ SourceOption = Annotated[str, typer.Option("--source", help="'humaneval' or a JS
 
 
 def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/red] {message}", soft_wrap=True, highlight=False)
+    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True, highlight=False)
     return typer.Exit(2)
 
 

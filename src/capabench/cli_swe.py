@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from capabench.swe.harness_images import DEFAULT_BASE_IMAGE
 
 swe_app = typer.Typer(help="The ask-or-guess arm: coding agents on ambiguous vs full issues.",
                       no_args_is_help=True)  # fmt: skip
@@ -32,7 +35,7 @@ DEFAULT_RUNS = Path("runs/swe")
 
 
 def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/red] {message}", soft_wrap=True, highlight=False)
+    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True, highlight=False)
     return typer.Exit(2)
 
 
@@ -155,21 +158,37 @@ def evaluate_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     repos: ReposOpt = None,
     force: Annotated[bool, typer.Option("--force", help="regrade graded runs")] = False,
-    eval_timeout: Annotated[float, typer.Option("--eval-timeout", min=1)] = 300.0,
+    eval_timeout: Annotated[float, typer.Option("--eval-timeout", min=1, help="seconds per graded test run")] = 300.0,
+    grader: Annotated[str, typer.Option("--grader", help="auto, local or swebench (the official harness, Docker)")] = "auto",
+    swebench_dataset: Annotated[str | None, typer.Option("--swebench-dataset", help="the harness's dataset (HF name or file)")] = None,
+    split: Annotated[str, typer.Option("--split", help="the harness dataset's split")] = "test",
+    max_workers: Annotated[int, typer.Option("--max-workers", min=1, help="harness containers at once")] = 4,
+    base_image: Annotated[str, typer.Option("--base-image", help="for harness images of local repositories")] = DEFAULT_BASE_IMAGE,
 ) -> None:  # fmt: skip
-    """Grade stored patches with the local grader (runs are never re-run)."""
+    """Grade stored patches (runs are never re-run). `auto`: the local grader when every
+    instance has a local repository (the bundled ones, or --repos), else the official
+    SWE-bench harness, which needs a Docker engine."""
     from capabench.swe.experiment import evaluate
     from capabench.swe.store import SweStore
+    from capabench.swe.swebench_grader import HarnessOptions, HarnessUnavailable
 
+    if grader not in ("auto", "local", "swebench"):
+        raise _fail(f"--grader must be auto, local or swebench, not {grader!r}")
     store = SweStore(runs)
     instances = _instances(dataset, base)
+    options = HarnessOptions(dataset=swebench_dataset, split=split, max_workers=max_workers,
+                             base_image=base_image, log=console.print)  # fmt: skip
     try:
-        grades = evaluate(instances, store, force=force, repos=repos, timeout_s=eval_timeout)
-    except FileNotFoundError as exc:  # a repository to check out is missing
+        grades = evaluate(instances, store, force=force, repos=repos, timeout_s=eval_timeout,
+                          grader=grader, harness=options,  # type: ignore[arg-type]
+                          progress=lambda r, g: console.print(f"  {r}: {g.status}, resolved={g.resolved}"))  # fmt: skip
+    except (FileNotFoundError, HarnessUnavailable) as exc:  # a missing repository or engine
         raise _fail(str(exc)) from None
-    table = Table("run", "status", "resolved", "localization", "detail")
+    table = Table("run", "status", "resolved", "localization", "grader", "detail")
     for run_id, g in grades.items():
-        table.add_row(run_id, g.status, str(g.resolved), str(g.localization_hit), g.detail[:60])
+        table.add_row(
+            run_id, g.status, str(g.resolved), str(g.localization_hit), g.grader, g.detail[:60]
+        )
     out.print(table)
     out.print(
         f"graded {len(grades)} run(s); {sum(bool(g.resolved) for g in grades.values())} resolved"

@@ -71,18 +71,24 @@ def split_patch(patch: str) -> tuple[str, list[str], list[str]]:
     return "".join(kept), sources, tests
 
 
+def graded_part(instance: Instance, patch: str) -> tuple[str, dict]:
+    """(the patch a grader applies: test files stripped, the fields every grade carries:
+    source and stripped files, localization against the gold patch's files)."""
+    source_patch, sources, stripped = split_patch(patch)
+    common = {
+        "source_files": tuple(sources),
+        "stripped_test_files": tuple(stripped),
+        "localization_hit": bool(set(instance.gold_files()) & set(sources)) if sources else False,
+    }
+    return source_patch, common
+
+
 def grade_locally(instance: Instance, patch: str, repo: Path, *, timeout_s: float = 300.0) -> Grade:
     """Resolved only when every FAIL_TO_PASS and PASS_TO_PASS test passes after the agent's
     source edits and the instance's test patch; an empty source patch is unresolved without
     running anything."""
     start = time.monotonic()
-    source_patch, sources, stripped = split_patch(patch)
-    gold = set(instance.gold_files())
-    common = {
-        "source_files": tuple(sources),
-        "stripped_test_files": tuple(stripped),
-        "localization_hit": bool(gold & set(sources)) if sources else False,
-    }
+    source_patch, common = graded_part(instance, patch)
     if not source_patch.strip():
         return Grade(status="scored", resolved=False, detail="empty source patch", **common)
     with tempfile.TemporaryDirectory(prefix="capabench-grade-") as tmp:
