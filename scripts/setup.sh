@@ -26,6 +26,11 @@ if [[ " $* " == *" test "* ]] && command -v npm >/dev/null 2>&1 && [ ! -x .tools
     || echo "warning: the Codex CLI could not be installed; its end-to-end test will be skipped" >&2
 fi
 
+# The official SWE-bench harness's test needs a Docker engine and a base image (no registry).
+if [[ " $* " == *" test "* && " $* " == *" swebench "* ]]; then
+  bash scripts/docker-engine.sh
+fi
+
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
