@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,6 +49,22 @@ def test_bundled_build_is_deterministic(bundled, tmp_path):
     again = build_bundled(tmp_path / "again")
     assert [i.base_commit for i in again] == [i.base_commit for i in instances]
     assert [i.patch for i in again] == [i.patch for i in instances]
+
+
+def test_two_processes_building_the_dataset_at_once_both_get_it(tmp_path):
+    # Each prints the dataset and its folder's inode: one build means one folder, never
+    # replaced under the other process's feet.
+    code = ("import os; from capabench.swe.bundled import bundled_dataset; p = bundled_dataset(); "
+            "print(p, os.stat(p.parent).st_ino)")  # fmt: skip
+    env = {**os.environ, "CAPABENCH_CACHE": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]  # fmt: skip
+    results = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-500:] for _, err in results]
+    (seen,) = {out.strip() for out, _ in results}
+    path, inode = seen.split()
+    assert os.stat(Path(path).parent).st_ino == int(inode)
+    assert len(load_instances(Path(path))) == 6
 
 
 def test_grader_resolves_gold_and_rejects_the_other_reading(bundled):

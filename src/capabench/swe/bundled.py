@@ -4,6 +4,7 @@ interactive-swe JSONL and validated by the local grader before use."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -32,7 +33,11 @@ def bundled_dataset() -> Path:
     """The bundled dataset's JSONL, built and validated on first use."""
     root = bundled_dir()
     if not (root / INSTANCES).is_file():
-        build_bundled(root)
+        # One builder at a time: a second process waits and then finds the dataset built.
+        with open(_parent(root) / f"{root.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (root / INSTANCES).is_file():
+                build_bundled(root)
     return root / INSTANCES
 
 
