@@ -9,7 +9,9 @@ import json
 import os
 
 import pytest
+from typer.testing import CliRunner
 
+from capabench.cli import app
 from capabench.swe.bundled import repo_dir
 from capabench.swe.bundled_repos import LIBRARIES
 from capabench.swe.experiment import evaluate, run_one
@@ -127,9 +129,17 @@ def test_without_a_docker_engine_the_official_grader_says_so_and_grades_nothing(
         evaluate(instances, store, grader="swebench")
     assert "Docker" in str(err.value) or "not installed" in str(err.value)
     assert store.evaluation(summary.run_id) is None
+    cli = CliRunner()
+    refused = cli.invoke(
+        app, ["swe", "evaluate", "--runs", str(store.root), "--grader", "swebench"]
+    )
+    assert refused.exit_code == 2 and "--grader local" in refused.output
+    assert "Docker" in refused.output or "capabench[swebench]" in refused.output
     # `auto` grades the bundled dataset locally: no Docker needed.
-    (grade,) = evaluate(instances, store).values()
-    assert grade.grader.startswith("local") and grade.resolved is True
+    graded = cli.invoke(app, ["swe", "evaluate", "--runs", str(store.root)])
+    assert graded.exit_code == 0 and "graded 1 run(s)" in graded.output
+    grade = store.evaluation(summary.run_id)
+    assert grade is not None and grade.grader.startswith("local") and grade.resolved is True
 
 
 @pytest.mark.skipif(harness_problem() is not None, reason=f"{harness_problem()}")

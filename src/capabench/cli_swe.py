@@ -93,12 +93,15 @@ def _runs_table(summaries) -> Table:
 def list_cmd(dataset: DatasetOpt = None, base: BaseOpt = None,
              limit: Annotated[int, typer.Option("--limit", min=1)] = 50) -> None:  # fmt: skip
     """The dataset's instances."""
-    table = Table(
-        "instance", "repo", "difficulty", "FAIL_TO_PASS", "PASS_TO_PASS", "ambiguous issue"
-    )
-    for i in _instances(dataset, base)[:limit]:
-        table.add_row(i.instance_id, i.repo, i.difficulty, str(len(i.fail_to_pass)), str(len(i.pass_to_pass)),
-                      i.problem_statement[:70])  # fmt: skip
+    rows = [(i.instance_id, i.repo, i.difficulty, str(len(i.fail_to_pass)), str(len(i.pass_to_pass)),
+             " ".join(i.problem_statement.split())) for i in _instances(dataset, base)[:limit]]  # fmt: skip
+    names = ("instance", "repo", "difficulty", "F2P", "P2P")
+    widths = [max(len(name), *(len(r[k]) for r in rows)) for k, name in enumerate(names)]
+    room = max(16, out.width - sum(widths) - 3 * len(names) - 4)  # the issue gets what is left
+    table = Table(*names, "ambiguous issue")
+    for row in rows:
+        issue = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
+        table.add_row(*row[:-1], issue)
     out.print(table)
 
 
@@ -181,18 +184,22 @@ def evaluate_cmd(
     try:
         grades = evaluate(instances, store, force=force, repos=repos, timeout_s=eval_timeout,
                           grader=grader, harness=options,  # type: ignore[arg-type]
-                          progress=lambda r, g: console.print(f"  {r}: {g.status}, resolved={g.resolved}"))  # fmt: skip
+                          progress=lambda r, g: console.print(
+                              f"  {r}: {g.status}, resolved={g.resolved}{(' (' + g.detail + ')') if g.detail else ''}",
+                              highlight=False, soft_wrap=True))  # fmt: skip
     except (FileNotFoundError, HarnessUnavailable) as exc:  # a missing repository or engine
         raise _fail(str(exc)) from None
-    table = Table("run", "status", "resolved", "localization", "grader", "detail")
-    for run_id, g in grades.items():
-        table.add_row(
-            run_id, g.status, str(g.resolved), str(g.localization_hit), g.grader, g.detail[:60]
-        )
+    by_arm: dict[tuple[str, str], list] = {}
+    for summary in store.summaries():
+        if summary.run_id in grades:
+            by_arm.setdefault((summary.model, summary.condition), []).append(grades[summary.run_id])
+    table = Table("model", "condition", "graded", "resolved", "localized", "error", "timeout")
+    for (model, cond), gs in sorted(by_arm.items()):
+        table.add_row(model, cond, str(len(gs)), str(sum(bool(g.resolved) for g in gs)),
+                      str(sum(bool(g.localization_hit) for g in gs)),
+                      str(sum(g.status == "error" for g in gs)), str(sum(g.status == "timeout" for g in gs)))  # fmt: skip
     out.print(table)
-    out.print(
-        f"graded {len(grades)} run(s); {sum(bool(g.resolved) for g in grades.values())} resolved"
-    )
+    out.print(f"graded {len(grades)} run(s); grades in {store.root / 'evaluations'}")
 
 
 @swe_app.command("reclassify")
