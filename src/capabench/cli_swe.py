@@ -161,7 +161,7 @@ def evaluate_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     repos: ReposOpt = None,
     force: Annotated[bool, typer.Option("--force", help="regrade graded runs")] = False,
-    eval_timeout: Annotated[float, typer.Option("--eval-timeout", min=1, help="seconds per graded test run")] = 300.0,
+    eval_timeout: Annotated[float | None, typer.Option("--eval-timeout", min=1, help="seconds per graded test run (default 300 local, 1800 harness)")] = None,
     grader: Annotated[str, typer.Option("--grader", help="auto, local or swebench (the official harness, Docker)")] = "auto",
     swebench_dataset: Annotated[str | None, typer.Option("--swebench-dataset", help="the harness's dataset (HF name or file)")] = None,
     split: Annotated[str, typer.Option("--split", help="the harness dataset's split")] = "test",

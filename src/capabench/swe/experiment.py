@@ -144,12 +144,13 @@ def has_local_repo(instance: Instance, repos: Path | None) -> bool:
 
 
 def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
-             repos: Path | None = None, timeout_s: float = 300.0, grader: GraderName = "auto",
+             repos: Path | None = None, timeout_s: float | None = None, grader: GraderName = "auto",
              harness: HarnessOptions | None = None,
              progress: Callable[[str, Grade], None] | None = None) -> dict[str, Grade]:  # fmt: skip
     """Grade stored patches that have no grade yet (all with force), each grade saved as it
     comes. `auto` grades locally when every instance has a local repository (the bundled
-    ones, or clones under `repos`) and with the official SWE-bench harness otherwise."""
+    ones, or clones under `repos`) and with the official SWE-bench harness otherwise.
+    `timeout_s` bounds one graded test run (default 300 s locally, the harness's 1800 s)."""
     by_id = {i.instance_id: i for i in instances}
     todo = [(s, by_id[s.instance_id]) for s in store.summaries()
             if s.instance_id in by_id  # else a run of another dataset
@@ -168,7 +169,7 @@ def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
     if grader == "local":
         for summary, instance in todo:
             save(summary.run_id, grade_locally(instance, store.patch(summary.run_id),
-                                               repo_dir(instance, repos), timeout_s=timeout_s))  # fmt: skip
+                                               repo_dir(instance, repos), timeout_s=timeout_s or 300.0))  # fmt: skip
         return grades
     if not todo:
         return grades
@@ -188,7 +189,7 @@ def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
             dataset = str(prepare(used, lambda i: repo_dir(i, repos), workdir / "dataset.json",
                                   base_image=options.base_image, log=options.log))  # fmt: skip
     subs = [Submission(s.run_id, i, store.patch(s.run_id)) for s, i in todo]
-    grade_with_harness(subs, workdir, dataset=dataset, split=options.split, timeout_s=timeout_s,
+    grade_with_harness(subs, workdir, dataset=dataset, split=options.split, timeout_s=timeout_s or 1800.0,
                        max_workers=options.max_workers, progress=save)  # fmt: skip
     return grades
 
