@@ -68,6 +68,16 @@ def test_builtin_agent_asks_edits_and_is_graded(instances, tmp_path):
     assert len(evaluate(instances, store, force=True)) == 4
 
 
+def test_builtin_sessions_are_reproducible_across_checkouts(instances, tmp_path):
+    """Each session gets a fresh temporary checkout; nothing of it may leak into what the
+    model is sent, or a temperature-0 session can't be reproduced or its calls cached."""
+    model = ScriptedModel(_fixer(asks=1))
+    for k in range(2):
+        batch(instances[:1], ["full"], "scripted", BuiltinAgent(model), SweStore(tmp_path / str(k)))
+    half = len(model.calls) // 2
+    assert half and model.calls[:half] == model.calls[half:]
+
+
 def test_asks_over_the_cap_end_the_session(instances, tmp_path):
     store = SweStore(tmp_path / "swe")
     (run,) = batch(

@@ -13,7 +13,9 @@ from capabench.swe.workspace import Workspace
 
 VERSION = "builtin-1"
 TOOLS = ["bash", "ask_user", "submit"]
-SYSTEM = """You are a software engineer working in a git repository, checked out at {path}.
+# No checkout path in the prompt: it is a fresh temporary folder each session, and would make
+# sessions irreproducible at temperature 0 and their model calls uncacheable.
+SYSTEM = """You are a software engineer working in a git repository; your commands run in its root.
 Act by replying with exactly one block per message; only the first block counts.
 
 To run a shell command in the repository and see its output:
@@ -43,7 +45,7 @@ class BuiltinAgent:
         self.command_timeout_s = command_timeout_s
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
-        messages = [Message(role="system", content=SYSTEM.format(path=ws.path)),
+        messages = [Message(role="system", content=SYSTEM),
                     Message(role="user", content=task.prompt)]  # fmt: skip
         out = SessionOutcome(stop_reason="step_limit", tools=TOOLS, runner_version=VERSION)
         start, idle = ws.fingerprint(), 0
