@@ -151,6 +151,15 @@ def test_dashboard_shows_arms_runs_and_verified_prompts_in_chromium(instances, t
     assert len(re.findall(r'<tr class="run" data-i="\d', dom)) == 5 and "✓ VERIFIED" in dom
     assert 'class="ask"' in dom and "agent asks:" in dom and NEUTRAL_REPLY in dom
     assert "resolved" in dom and "slugkit/__init__.py" in dom  # the patch beside its grade
+    # Both forms of the issue, once per instance, beside the run; filters by repo and difficulty.
+    assert 'class="forms"' in dom and "(the agent saw only the ambiguous one)" in dom
+    data = json.loads(raw.split("const DATA = ", 1)[1].split(";\n", 1)[0])
+    assert set(data["keys"]) == {i.instance_id for i in instances[:2]}
+    assert data["keys"][instances[0].instance_id]["full"] == instances[0].original_issue
+    assert not any({"ambiguous", "full"} & set(run) for run in data["runs"])
+    assert (
+        '<select id="f-repo"><option value="">all</option><option>capabench/csvlite</option>' in dom
+    )
 
 
 def test_rates_are_fractions_until_the_denominator_is_large():

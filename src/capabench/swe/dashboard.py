@@ -93,7 +93,11 @@ def build(
             "prompt": prompt, "verified": verified, "patch": _clip(store.patch(s.run_id)), "events": events,
             "difficulty": instance.difficulty if instance else "",
         })  # fmt: skip
-    data = {"arms": _arms(summaries, grades), "runs": runs}
+    # The issue in both forms (and a workbook's withheld categories), once per instance and
+    # never inside a run record: an agent's question is judged next to what was left out.
+    keys = {i.instance_id: {"ambiguous": i.problem_statement, "full": i.original_issue, "extra": i.extra}
+            for i in instances if i.instance_id in {s.instance_id for s in summaries}}  # fmt: skip
+    data = {"arms": _arms(summaries, grades), "runs": runs, "keys": keys}
     page = TEMPLATE.replace(
         "/*DATA*/null", redact(json.dumps(data).replace("</", "<\\/"), repo_root)
     )
@@ -124,6 +128,8 @@ label{margin-right:12px}
 <label>condition <select id="f-condition"><option value="">all</option><option>ambiguous</option><option>full</option></select></label>
 <label>asked <select id="f-asked"><option value="">all</option><option value="true">yes</option><option value="false">no</option></select></label>
 <label>resolved <select id="f-resolved"><option value="">all</option><option value="true">yes</option><option value="false">no</option><option value="null">not graded</option></select></label>
+<label>repo <select id="f-repo"><option value="">all</option></select></label>
+<label>difficulty <select id="f-difficulty"><option value="">all</option></select></label>
 </div>
 <table id="runs"><thead><tr><th>instance</th><th>condition</th><th>arm</th><th>stop</th><th>asked</th><th>turns</th><th>grade</th></tr></thead><tbody></tbody></table>
 <div id="detail"></div>
@@ -137,6 +143,8 @@ function arms(){
   document.getElementById("arms").innerHTML = h + "</table>";
   const sel = document.getElementById("f-model");
   for (const a of DATA.arms) sel.insertAdjacentHTML("beforeend", `<option>${esc(a.model)}</option>`);
+  for (const k of ["repo","difficulty"]) for (const v of [...new Set(DATA.runs.map(r => r[k]))].sort())
+    document.getElementById("f-" + k).insertAdjacentHTML("beforeend", `<option>${esc(v)}</option>`);
 }
 function grade(r){ return r.resolved === null ? esc(r.grade.status) : (r.resolved ? '<span class="ok">resolved</span>' : '<span class="bad">unresolved</span>'); }
 function rows(){
@@ -147,8 +155,18 @@ function rows(){
     if (f("f-condition") && r.condition !== f("f-condition")) return;
     if (f("f-asked") && String(r.asked) !== f("f-asked")) return;
     if (f("f-resolved") && String(r.resolved) !== f("f-resolved")) return;
+    if (f("f-repo") && r.repo !== f("f-repo")) return;
+    if (f("f-difficulty") && r.difficulty !== f("f-difficulty")) return;
     body.insertAdjacentHTML("beforeend", `<tr class="run" data-i="${i}"><td>${esc(r.instance)}</td><td>${esc(r.condition)}</td><td>${esc(r.model)}</td><td>${esc(r.stop)}</td><td>${r.asked ? "yes (" + r.asks.length + ")" : "no"}</td><td>${r.turns}</td><td>${grade(r)}</td></tr>`);
   });
+}
+function forms(r){
+  const k = DATA.keys[r.instance];
+  if (!k) return "";
+  const extra = Object.entries(k.extra).map(([n, v]) => `<tr><th>${esc(n)}</th><td>${esc(v)}</td></tr>`).join("");
+  return `<details class="forms"><summary>the issue in both forms${extra ? " and what was withheld" : ""} (the agent saw only the ${esc(r.condition)} one)</summary>
+    <div class="side"><div><h4>ambiguous</h4><pre>${esc(k.ambiguous)}</pre></div><div><h4>full</h4><pre>${esc(k.full)}</pre></div></div>
+    ${extra ? `<table>${extra}</table>` : ""}</details>`;
 }
 function detail(i){
   const r = DATA.runs[i];
@@ -165,13 +183,13 @@ function detail(i){
   const badge = r.verified ? '<span class="ok">&#10003; VERIFIED</span>' : '<span class="bad">prompt not verified</span>';
   document.getElementById("detail").innerHTML = `<h2>${esc(r.run_id)}</h2>
     <p>${esc(r.repo)} &middot; ${esc(r.condition)} &middot; ${esc(r.model)} &middot; stop: ${esc(r.stop)}</p>
-    <h3>Prompt ${badge}</h3><pre>${esc(r.prompt)}</pre>
+    <h3>Prompt ${badge}</h3><pre>${esc(r.prompt)}</pre>${forms(r)}
     <h3>Session</h3>${trace || "<p>(no events)</p>"}
     <div class="side"><div><h3>Patch</h3><pre>${esc(r.patch) || "(empty)"}</pre></div>
     <div><h3>Grade</h3><pre>${esc(JSON.stringify(r.grade, null, 1))}</pre></div></div>`;
 }
 arms(); rows();
-for (const id of ["f-model","f-condition","f-asked","f-resolved"]) document.getElementById(id).onchange = rows;
+for (const id of ["f-model","f-condition","f-asked","f-resolved","f-repo","f-difficulty"]) document.getElementById(id).onchange = rows;
 document.querySelector("#runs tbody").onclick = e => { const tr = e.target.closest("tr"); if (tr) detail(+tr.dataset.i); };
 if (DATA.runs.length) detail(0);
 </script></body></html>
