@@ -187,3 +187,14 @@ def test_the_official_harness_and_the_local_grader_agree_on_the_bundled_dataset(
     work = store.root / "swebench"
     assert len(list(work.glob("*.predictions.jsonl"))) == 2
     assert len(list(work.glob("logs/run_evaluation/*/*/*/report.json"))) == len(runs)
+
+    # A harness that fails as a whole (here: a dataset file that isn't there) grades nothing as
+    # a bad patch: every run is an error that carries the harness's own last words.
+    other = SweStore(tmp_path / "other")
+    _gold_run(instances[0], other)
+    (broken,) = evaluate(instances, other, grader="swebench",
+                         harness=HarnessOptions(dataset=str(tmp_path / "missing.json"))).values()  # fmt: skip
+    assert (broken.status, broken.resolved) == (
+        "error",
+        None,
+    ) and "the harness exited" in broken.detail
