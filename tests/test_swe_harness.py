@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from capabench.cli import app
+from capabench.swe.audit import locate
 from capabench.swe.bundled import repo_dir
 from capabench.swe.bundled_repos import LIBRARIES
 from capabench.swe.experiment import evaluate, run_one
@@ -187,6 +188,9 @@ def test_the_official_harness_and_the_local_grader_agree_on_the_bundled_dataset(
     work = store.root / "swebench"
     assert len(list(work.glob("*.predictions.jsonl"))) == 2
     assert len(list(work.glob("logs/run_evaluation/*/*/*/report.json"))) == len(runs)
+    located = {r["run_id"]: r["artifacts"] for r in locate(store)}
+    assert all(located[run_id]["harness logs"] for run_id in runs)
+    assert "harness logs" not in located[test_only.run_id]  # never sent to the harness
 
     # A harness that fails as a whole (here: a dataset file that isn't there) grades nothing as
     # a bad patch: every run is an error that carries the harness's own last words.

@@ -22,6 +22,11 @@ def locate(store: SweStore, query: str = "") -> list[dict]:
             "patch": store.path("patches", s.run_id), "evaluation": store.path("evaluations", s.run_id),
             "sessions": store.path("sessions", s.run_id), "transcripts": store.path("transcripts", s.run_id),
         }  # fmt: skip
+        harness = sorted(
+            (store.root / "swebench" / "logs" / "run_evaluation").glob(f"*/{s.run_id}")
+        )
+        if harness:  # graded by the official harness: its newest logs for this run
+            slots["harness logs"] = harness[-1]
         found.append({
             "run_id": s.run_id, "instance_id": s.instance_id, "condition": s.condition, "model": s.model,
             "runner": s.runner, "stop": s.stop_reason, "asked": s.asked,
