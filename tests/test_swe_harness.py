@@ -59,7 +59,7 @@ def _instance(iid: str) -> Instance:
 
 def test_runs_of_one_instance_go_to_separate_invocations():
     subs = [Submission(f"r{k}", _instance(iid), "") for k, iid in enumerate("abacab")]
-    groups = rounds(subs)
+    groups = rounds(subs, key=lambda s: s.instance.instance_id)
     assert [[s.run_id for s in g] for g in groups] == [["r0", "r1", "r3"], ["r2", "r5"], ["r4"]]
     for group in groups:
         ids = [s.instance.instance_id for s in group]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import TypeVar
 
 from capabench.swe.grade import Grade, graded_part
 from capabench.swe.harness_images import DEFAULT_BASE_IMAGE
 from capabench.swe.records import Instance
 
+T = TypeVar("T")
 HARNESS = "swebench.harness.run_evaluation"
 DEFAULT_DATASET = (
     "SWE-bench/SWE-bench_Verified"  # what interactive-swe and missing-info derive from
@@ -73,17 +76,18 @@ class Submission:
     patch: str  # the whole stored patch; test files are stripped here
 
 
-def rounds(subs: list[Submission]) -> list[list[Submission]]:
-    """Invocations in which no instance appears twice, in order."""
-    out: list[list[Submission]] = []
-    for sub in subs:
-        for group in out:
-            if all(s.instance.instance_id != sub.instance.instance_id for s in group):
-                group.append(sub)
+def rounds(items: list[T], key: Callable[[T], str]) -> list[list[T]]:
+    """Invocations in which no instance (`key`) appears twice, in order."""
+    out: list[tuple[set[str], list[T]]] = []
+    for item in items:
+        for seen, group in out:
+            if key(item) not in seen:
+                seen.add(key(item))
+                group.append(item)
                 break
         else:
-            out.append([sub])
-    return out
+            out.append(({key(item)}, [item]))
+    return [group for _, group in out]
 
 
 def grade_with_harness(
@@ -111,10 +115,9 @@ def grade_with_harness(
             done(sub.run_id, Grade(status="scored", resolved=False, detail="empty source patch",
                                    grader=grader, **common))  # fmt: skip
     workdir.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    for k, group in enumerate(rounds([sub for sub, _, _ in todo])):
+    stamp = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(2)}"
+    for k, chosen in enumerate(rounds(todo, key=lambda t: t[0].instance.instance_id)):
         harness_run = f"capabench-{stamp}-{k}"
-        chosen = [(s, p, c) for s, p, c in todo if s in group]
         predictions = workdir / f"{harness_run}.predictions.jsonl"
         predictions.write_text("".join(
             json.dumps({"instance_id": s.instance.instance_id, "model_name_or_path": s.run_id,
