@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from capabench.swe.records import Instance, patch_files
@@ -56,8 +57,8 @@ def harness_record(instance: Instance) -> dict:
     }  # fmt: skip
 
 
-def prepare(instances: list[Instance], repo_of, out: Path, *, base_image: str = DEFAULT_BASE_IMAGE,
-            log=print) -> Path:  # fmt: skip
+def prepare(instances: list[Instance], repo_of: Callable[[Instance], Path], out: Path, *,
+            base_image: str = DEFAULT_BASE_IMAGE, log: Callable[[str], None] = print) -> Path:  # fmt: skip
     """Build the images that are missing (or were built on another base image) and write the
     dataset JSON for `--dataset_name`; returns its path. `repo_of(instance)` is the git
     repository to check out."""
