@@ -27,9 +27,8 @@ from capabench.swe.records import Instance
 
 T = TypeVar("T")
 HARNESS = "swebench.harness.run_evaluation"
-DEFAULT_DATASET = (
-    "SWE-bench/SWE-bench_Verified"  # what interactive-swe and missing-info derive from
-)
+# What interactive-swe and missing-info derive from.
+DEFAULT_DATASET = "SWE-bench/SWE-bench_Verified"
 # The harness's own markers (swebench.harness.constants), read from its logs.
 APPLY_PATCH_FAIL = ">>>>> Patch Apply Failed"
 TIMEOUT_MARK = "Timeout error:"
@@ -48,8 +47,11 @@ def harness_version() -> str | None:
 
 def harness_problem() -> str | None:
     """Why the official harness can't run on this machine, or None when it can."""
-    if harness_version() is None:
+    version = harness_version()
+    if version is None:
         return "the official SWE-bench harness is not installed (pip install 'capabench[swebench]')"
+    if version.split(".")[0] != "5":  # per-instance images and eval scripts in the dataset: 5.x
+        return f"capabench drives swebench 5.x; {version} is installed (pip install 'capabench[swebench]')"
     try:
         import docker
 
