@@ -443,16 +443,27 @@ TABLE_GUESS = TABLE_BASE.replace("left-aligned", "right-aligned").replace(
 )
 
 
+def _library(name: str, test_file: str, *, base: str, gold: str, guess: str, tests: str,
+             **issue) -> Library:  # fmt: skip
+    """A one-module library. Its tests at the base commit are the grading tests up to the
+    first FAIL_TO_PASS test: the new tests are the ones that come after."""
+    first = issue["fail_to_pass"][0].rpartition("::")[2]
+    before, found, _ = tests.partition(f"\n\n\ndef {first}(")
+    if not found:
+        raise ValueError(f"{name}: {test_file} has no test {first}")
+    module = f"{name}/__init__.py"
+    return Library(name=name, base={**_pkg(name, base), test_file: before + "\n"}, gold={module: gold},
+                   tests={test_file: tests}, guess={module: guess}, **issue)  # fmt: skip
+
+
 LIBRARIES = (
-    Library(
-        name="slugkit",
-        base={
-            **_pkg("slugkit", SLUG_BASE),
-            "tests/test_slugify.py": SLUG_TESTS.split("\n\n\ndef test_accents")[0] + "\n",
-        },
-        gold={"slugkit/__init__.py": SLUG_GOLD},
-        tests={"tests/test_slugify.py": SLUG_TESTS},
-        guess={"slugkit/__init__.py": SLUG_GUESS},
+    _library(
+        "slugkit",
+        "tests/test_slugify.py",
+        base=SLUG_BASE,
+        gold=SLUG_GOLD,
+        guess=SLUG_GUESS,
+        tests=SLUG_TESTS,
         ambiguous="slugify mangles non-English titles: accented letters don't come out right. Please fix.",
         full="slugify drops accented letters entirely, so 'Crème Brûlée' becomes 'cr-me-br-l-e' and "
         "'São Paulo' becomes 's-o-paulo'. Accented Latin letters should be transliterated to their "
@@ -464,15 +475,13 @@ LIBRARIES = (
         ),
         pass_to_pass=("tests/test_slugify.py::test_words", "tests/test_slugify.py::test_separator"),
     ),
-    Library(
-        name="csvlite",
-        base={
-            **_pkg("csvlite", CSV_BASE),
-            "tests/test_parse_row.py": CSV_TESTS.split("\n\n\ndef test_quoted")[0] + "\n",
-        },
-        gold={"csvlite/__init__.py": CSV_GOLD},
-        tests={"tests/test_parse_row.py": CSV_TESTS},
-        guess={"csvlite/__init__.py": CSV_GUESS},
+    _library(
+        "csvlite",
+        "tests/test_parse_row.py",
+        base=CSV_BASE,
+        gold=CSV_GOLD,
+        guess=CSV_GUESS,
+        tests=CSV_TESTS,
         ambiguous="parse_row should support quoted fields.",
         full="parse_row splits inside quoted fields: 'x,\"a,b\",y' gives four fields. Support double-quoted "
         "fields as RFC 4180 defines them: a quoted field may contain the delimiter, and a quote inside "
@@ -488,15 +497,13 @@ LIBRARIES = (
             "tests/test_parse_row.py::test_delimiter",
         ),
     ),
-    Library(
-        name="durations",
-        base={
-            **_pkg("durations", DUR_BASE),
-            "tests/test_parse.py": DUR_TESTS.split("\n\n\ndef test_bare_number_is")[0] + "\n",
-        },
-        gold={"durations/__init__.py": DUR_GOLD},
-        tests={"tests/test_parse.py": DUR_TESTS},
-        guess={"durations/__init__.py": DUR_GUESS},
+    _library(
+        "durations",
+        "tests/test_parse.py",
+        base=DUR_BASE,
+        gold=DUR_GOLD,
+        guess=DUR_GUESS,
+        tests=DUR_TESTS,
         ambiguous='parse_duration rejects plain numbers like "90"; it should accept them.',
         full='parse_duration rejects plain numbers like "90" with ValueError. A bare number (surrounding '
         'whitespace allowed) should be read as a number of seconds, the same as "90s": '
@@ -511,15 +518,13 @@ LIBRARIES = (
             "tests/test_parse.py::test_rejects_words",
         ),
     ),
-    Library(
-        name="retrykit",
-        base={
-            **_pkg("retrykit", RETRY_BASE),
-            "tests/test_retry.py": RETRY_TESTS.split("\n\n\ndef test_backoff")[0] + "\n",
-        },
-        gold={"retrykit/__init__.py": RETRY_GOLD},
-        tests={"tests/test_retry.py": RETRY_TESTS},
-        guess={"retrykit/__init__.py": RETRY_GUESS},
+    _library(
+        "retrykit",
+        "tests/test_retry.py",
+        base=RETRY_BASE,
+        gold=RETRY_GOLD,
+        guess=RETRY_GUESS,
+        tests=RETRY_TESTS,
         ambiguous="retry hammers the service: it calls again immediately after a failure. Add a delay between attempts.",
         full="retry calls again immediately after a failure. Add exponential backoff: a new keyword "
         "argument base_delay (default 0.1 seconds); after the n-th failed attempt wait "
@@ -535,16 +540,13 @@ LIBRARIES = (
         ),
         difficulty="medium",
     ),
-    Library(
-        name="semverlite",
-        base={
-            **_pkg("semverlite", SEMVER_BASE),
-            "tests/test_compare.py": SEMVER_TESTS.split("\n\n\ndef test_prerelease_before")[0]
-            + "\n",
-        },
-        gold={"semverlite/__init__.py": SEMVER_GOLD},
-        tests={"tests/test_compare.py": SEMVER_TESTS},
-        guess={"semverlite/__init__.py": SEMVER_GUESS},
+    _library(
+        "semverlite",
+        "tests/test_compare.py",
+        base=SEMVER_BASE,
+        gold=SEMVER_GOLD,
+        guess=SEMVER_GUESS,
+        tests=SEMVER_TESTS,
         ambiguous="compare crashes on versions like 1.0.0-rc.1. Please support them.",
         full="compare raises ValueError on pre-release versions such as 1.0.0-rc.1. Order them as "
         "Semantic Versioning 2.0.0 does: a pre-release comes before its release (1.0.0-rc.1 < "
@@ -559,15 +561,13 @@ LIBRARIES = (
         pass_to_pass=("tests/test_compare.py::test_order", "tests/test_compare.py::test_equal"),
         difficulty="medium",
     ),
-    Library(
-        name="tablekit",
-        base={
-            **_pkg("tablekit", TABLE_BASE),
-            "tests/test_render.py": TABLE_TESTS.split("\n\n\ndef test_numbers")[0] + "\n",
-        },
-        gold={"tablekit/__init__.py": TABLE_GOLD},
-        tests={"tests/test_render.py": TABLE_TESTS},
-        guess={"tablekit/__init__.py": TABLE_GUESS},
+    _library(
+        "tablekit",
+        "tests/test_render.py",
+        base=TABLE_BASE,
+        gold=TABLE_GOLD,
+        guess=TABLE_GUESS,
+        tests=TABLE_TESTS,
         ambiguous="Numbers in rendered tables are hard to read. Align them properly.",
         full="render left-aligns every cell, so numbers of different widths don't line up. Right-align "
         "cells whose value is an int or a float (not a bool), keep everything else left-aligned, "
