@@ -27,6 +27,7 @@ from capabench.swe.swebench_grader import (
     rounds,
 )
 
+HARNESS_PROBLEM = harness_problem()  # asked once: it pings the Docker engine
 BASE_IMAGE = os.environ.get("CAPABENCH_HARNESS_BASE_IMAGE", "python:3.11-slim")
 
 
@@ -143,7 +144,7 @@ def test_without_a_docker_engine_the_official_grader_says_so_and_grades_nothing(
     assert grade is not None and grade.grader.startswith("local") and grade.resolved is True
 
 
-@pytest.mark.skipif(harness_problem() is not None, reason=f"{harness_problem()}")
+@pytest.mark.skipif(HARNESS_PROBLEM is not None, reason=f"{HARNESS_PROBLEM}")
 def test_the_official_harness_and_the_local_grader_agree_on_the_bundled_dataset(
     instances, tmp_path
 ):

@@ -65,13 +65,12 @@ def prepare(instances: list[Instance], repo_of: Callable[[Instance], Path], out:
     import docker
 
     client = docker.from_env()
-    base_id = client.images.get(base_image).id if _has_image(client, base_image) else base_image
+    base = _image(client, base_image)
+    base_id = base.id if base is not None else base_image  # pulled by the first build
     for instance in instances:
         tag = image_name(instance)
-        if (
-            _has_image(client, tag)
-            and client.images.get(tag).labels.get("capabench.base") == base_id
-        ):
+        built = _image(client, tag)
+        if built is not None and built.labels.get("capabench.base") == base_id:
             continue
         log(f"building {tag} on {base_image}")
         with tempfile.TemporaryDirectory(prefix="capabench-image-") as tmp:
@@ -85,11 +84,11 @@ def prepare(instances: list[Instance], repo_of: Callable[[Instance], Path], out:
     return out
 
 
-def _has_image(client, name: str) -> bool:
+def _image(client, name: str):
+    """The local image of that name, or None."""
     import docker
 
     try:
-        client.images.get(name)
-        return True
+        return client.images.get(name)
     except docker.errors.ImageNotFound:
-        return False
+        return None
