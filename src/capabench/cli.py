@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from capabench import judge as judging
+from capabench.cli_errors import console, fail
 from capabench.cli_swe import swe_app
 from capabench.records import Task, Verdict
 from capabench.tasks import TaskFileError, load_tasks
@@ -25,28 +26,22 @@ app = typer.Typer(
 tasks_app = typer.Typer(help="Task sources: list and verify them.", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(swe_app, name="swe")
-console = Console(stderr=True)
 
 SourceOption = Annotated[str, typer.Option("--source", help="'humaneval' or a JSONL file of tasks")]
-
-
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True, highlight=False)
-    return typer.Exit(2)
 
 
 def _tasks(source: str) -> list[Task]:
     try:
         return load_tasks(source)
     except (TaskFileError, OSError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 def _read(path: Path) -> str:
     try:
         return sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc.strerror}") from None
+        raise fail(f"cannot read {path}: {exc.strerror}") from None
 
 
 @app.command()
@@ -69,10 +64,10 @@ def judge(
     text = _read(code)
     if task is not None:
         if tests is not None:
-            raise _fail("give either --task or --tests/--entry-point, not both")
+            raise fail("give either --task or --tests/--entry-point, not both")
         found = {t.id: t for t in _tasks(source)}.get(task)
         if found is None:
-            raise _fail(f"no task {task!r} in {source}")
+            raise fail(f"no task {task!r} in {source}")
         submission = (judging.extract_code(text, found.entry_point) or "") if extract else text
         verdict = judging.judge_task(found, submission, timeout_s=timeout)
     elif tests is not None and entry_point is not None:
@@ -80,9 +75,9 @@ def judge(
         try:
             verdict = judging.judge(submission, _read(tests), entry_point, timeout_s=timeout)
         except judging.InvalidTests as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     else:
-        raise _fail("give --task ID, or --tests FILE with --entry-point NAME")
+        raise fail("give --task ID, or --tests FILE with --entry-point NAME")
     print(verdict.model_dump_json(indent=2))
     raise typer.Exit(0 if verdict.passed else 1)
 
@@ -161,7 +156,7 @@ def _model(spec: str | None):
     try:
         return make_model(spec)
     except (ValueError, OSError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 ModelOption = Annotated[str | None, typer.Option(help="model spec, e.g. scripted:replies.json")]
@@ -196,7 +191,7 @@ def build_cmd(
         with bar:
             bench = build(seed, progress=lambda _msg: bar.advance(task), models=models)
     except BuildError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     manifest = write_benchmark(bench, out)
     table = Table(
         "seed", "cells", "sessions", "history", "held-out", "tasks used", "left out", "seconds"
@@ -239,7 +234,7 @@ def validate_cmd(
     try:
         bench = load_benchmark(directory)
     except (BenchmarkDirError, OSError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     start = time.perf_counter()
     bar, task = _progress("validating sessions", len(bench.sessions))
     with bar:
@@ -254,7 +249,7 @@ def validate_cmd(
     elapsed = time.perf_counter() - start
     if report.problems:
         for problem in report.problems[:50]:
-            out.print(f"[red]x[/red] {problem}", soft_wrap=True, highlight=False)
+            out.print(f"[red]x[/red] {escape(problem)}", soft_wrap=True, highlight=False)
         out.print(
             f"{len(report.problems)} violations in {report.sessions_checked} sessions ({elapsed:.1f}s)"
         )
@@ -277,7 +272,7 @@ def inspect_cmd(
     try:
         bench = load_benchmark(directory)
     except (BenchmarkDirError, OSError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     out = Console()
     if session_id is None:
         table = Table("cell", "user", "profile", "conventions", "tasks")
@@ -294,7 +289,7 @@ def inspect_cmd(
     try:
         session = bench.session(session_id)
     except KeyError:
-        raise _fail(f"no session {session_id!r} (ids look like cell03-7)") from None
+        raise fail(f"no session {session_id!r} (ids look like cell03-7)") from None
     from rich.panel import Panel
     from rich.syntax import Syntax
 
@@ -449,7 +444,7 @@ def run_cmd(
         runner = Runner(config, bench, path)
         pending = len(runner.jobs())
     except (ValueError, RunDirError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     total = len(runner.jobs(done=set()))
     bar, task = _progress(f"{model}: sessions", total)
     bar.update(task, completed=total - pending)
@@ -457,7 +452,7 @@ def run_cmd(
         with bar:
             runner.run(progress=lambda _r: bar.advance(task))
     except RunDirError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     _print_run_tables(load_runs([path]))
     Console().print(f"run directory: {path}")
 
@@ -492,7 +487,7 @@ def study_cmd(
     try:
         chosen = study(name)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     bench = _benchmark(seed)
     tag = bench.manifest.content_hash[:8]
     settings = dict(limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, base_url=base_url,
@@ -506,7 +501,7 @@ def study_cmd(
         with bar:
             data = play(plan, bench, default_pool(), progress=lambda _r: bar.advance(task))
     except (ValueError, RunDirError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     out = out or runs / "studies"
     out.mkdir(parents=True, exist_ok=True)
     Console().print(chosen.about)
@@ -532,7 +527,7 @@ def report_cmd(
     try:
         runs = load_runs(run_dirs)
     except RunDirError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     _print_run_tables(runs)
     files = write_report(runs, out)
     Console().print(f"wrote {', '.join(sorted(files))} to {out}")

@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from capabench.cli_errors import console, fail
 from capabench.swe.harness_images import DEFAULT_BASE_IMAGE
 
 swe_app = typer.Typer(help="The ask-or-guess arm: coding agents on ambiguous vs full issues.",
                       no_args_is_help=True)  # fmt: skip
-console = Console(stderr=True)
 out = Console()
 
 DatasetOpt = Annotated[
@@ -34,11 +34,6 @@ ConditionOpt = Annotated[str, typer.Option("--condition", help="ambiguous, full 
 DEFAULT_RUNS = Path("runs/swe")
 
 
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True, highlight=False)
-    return typer.Exit(2)
-
-
 def _instances(dataset: Path | None, base: Path | None):
     from capabench.swe.bundled import bundled_dataset
     from capabench.swe.datasets import DatasetError, load_instances
@@ -46,14 +41,14 @@ def _instances(dataset: Path | None, base: Path | None):
     try:
         return load_instances(dataset or bundled_dataset(), base=base)
     except DatasetError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 def _conditions(condition: str) -> list:
     if condition == "both":
         return ["ambiguous", "full"]
     if condition not in ("ambiguous", "full"):
-        raise _fail(f"--condition must be ambiguous, full or both, not {condition!r}")
+        raise fail(f"--condition must be ambiguous, full or both, not {condition!r}")
     return [condition]
 
 
@@ -69,7 +64,7 @@ def _runner(model: str, base_url: str | None, api_key: str | None, context: int 
     try:
         runner = make_runner(model, options)
     except (ValueError, OSError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if isinstance(runner, BuiltinAgent):
         runner.steps = steps
     return runner
@@ -131,7 +126,7 @@ def batch_cmd(
     if instance:
         unknown = set(instance) - {i.instance_id for i in instances}
         if unknown:
-            raise _fail(f"not in the dataset: {', '.join(sorted(unknown))}")
+            raise fail(f"not in the dataset: {', '.join(sorted(unknown))}")
         instances = [i for i in instances if i.instance_id in instance]
     conditions = _conditions(condition)
     store = SweStore(runs)
@@ -141,7 +136,7 @@ def batch_cmd(
         try:
             preflight(runner, model)
         except PreflightFailed as exc:
-            raise _fail(
+            raise fail(
                 f"preflight: {exc}; the batch did not start (--skip-preflight to run anyway)"
             ) from None
         console.print(
@@ -176,7 +171,7 @@ def evaluate_cmd(
     from capabench.swe.swebench_grader import HarnessOptions, HarnessUnavailable
 
     if grader not in ("auto", "local", "swebench"):
-        raise _fail(f"--grader must be auto, local or swebench, not {grader!r}")
+        raise fail(f"--grader must be auto, local or swebench, not {grader!r}")
     store = SweStore(runs)
     instances = _instances(dataset, base)
     options = HarnessOptions(dataset=swebench_dataset, split=split, max_workers=max_workers,
@@ -188,7 +183,7 @@ def evaluate_cmd(
                               f"  {r}: {g.status}, resolved={g.resolved}{(' (' + g.detail + ')') if g.detail else ''}",
                               highlight=False, soft_wrap=True))  # fmt: skip
     except (FileNotFoundError, HarnessUnavailable) as exc:  # a missing repository or engine
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     by_arm: dict[tuple[str, str], list] = {}
     for summary in store.summaries():
         if summary.run_id in grades:
@@ -216,7 +211,7 @@ def reclassify_cmd(
     try:
         clf = Classifier.load(config) if config else None
     except (OSError, ValueError, KeyError) as exc:
-        raise _fail(f"{config}: not an ask-detection config ({exc})") from None
+        raise fail(f"{config}: not an ask-detection config ({exc})") from None
     report = reclassify(SweStore(runs), clf)
     if as_json:
         out.print_json(report.model_dump_json())
@@ -266,7 +261,7 @@ def locate_cmd(
         out.print_json(json.dumps(found))
         return
     if not found:
-        raise _fail(f"no runs of {instance!r} in {runs}")
+        raise fail(f"no runs of {instance!r} in {runs}")
     for r in found:
         out.print(f"{r['instance_id']}  {r['condition']}  {r['model']} ({r['runner']})  stop={r['stop']}  "
                   f"asked={r['asked']}  grade={r['grade']}  [{r['run_id']}]")  # fmt: skip
@@ -305,6 +300,8 @@ def preflight_cmd(
     try:
         outcome = preflight(_runner(model, base_url, api_key, context, max_tokens, 8), model)
     except PreflightFailed as exc:
-        console.print(f"[red]preflight failed:[/red] {exc}", soft_wrap=True, highlight=False)
+        console.print(
+            f"[red]preflight failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False
+        )
         raise typer.Exit(1) from None
     out.print(f"preflight passed: {len(outcome.asks)} ask(s), {outcome.turns} turns")
