@@ -1,169 +1,106 @@
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from capabench.conventions import REGISTRY
-from capabench.simulate import questions, targeted_families
+from capabench.models.scripted import ScriptedModel
+from capabench.simulate import SimulatedUser, questions, targeted_families
+from capabench.simulate.intent import make_matcher
+from capabench.simulate.intent.fidelity import load_bank, measure, users
+from capabench.simulate.intent.llm import LLMMatcher
+from capabench.simulate.intent.text import questions_of
 
 ALL = sorted(REGISTRY)
+BANKS = Path(__file__).parent / "data" / "user_questions"
 
-PARAPHRASES = {
-    "tidy_list": [
+
+def test_the_public_bank_is_well_formed():
+    for name in ("tune.json", "heldout.json"):
+        bank = load_bank(BANKS / name)
+        per = {f: sum(f in e.targets for e in bank if len(e.targets) == 1) for f in ALL}
+        assert min(per.values()) >= 12, per
+        assert sum(not e.targets for e in bank) >= 30
+        assert sum(len(e.targets) == 2 for e in bank) >= 12
+        for entry in bank:  # two-family messages ask about families a user can hold together
+            if len(entry.targets) == 2:
+                a, b = entry.targets
+                assert REGISTRY[a].mechanism != REGISTRY[b].mechanism, entry.text
+
+
+def test_rules_read_the_bank_they_were_written_on():
+    """The part of the bank the rules were tuned on: the acceptance bar, as a regression
+    guard (the held-out part is measured by benchmarks/user_fidelity.py, not asserted)."""
+    fid = measure(make_matcher("rules"), load_bank(BANKS / "tune.json"))
+    assert fid.recall >= 0.95 and min(f.recall for f in fid.per_family.values()) >= 0.85, fid.misses
+    assert fid.false_reveal_rate <= 0.005, fid.false
+    assert fid.off_target_reveals == 0
+
+
+@pytest.mark.parametrize("family", ALL)
+def test_each_familys_own_question_and_cue_target_it_alone(family):
+    f = REGISTRY[family]
+    assert targeted_families(f.question, ALL) == [family]
+    for cue in f.cues:
+        if cue:
+            assert targeted_families(f'What exactly do you mean by "{cue}"?', ALL) == [family]
+
+
+def test_asking_about_everything_reveals_exactly_what_each_user_holds():
+    """The asker policy's message (one bullet per family) against every admissible user."""
+    message = "Before I start:\n" + "\n".join(f"- {REGISTRY[f].question}" for f in ALL)
+    for held in users():
+        assert targeted_families(message, list(held)) == list(held)
+
+
+def test_asking_covers_questions_requests_and_assumptions():
+    asking = [
         "Should the list be sorted?",
-        "Do you want duplicates removed from the result?",
-        "In what order should the elements come back?",
-        "What do you mean by tidy?",
-        "Ascending or descending?",
-        "Should I keep repeated values or make them unique?",
-    ],
-    "clean_text": [
-        "What letter case should the result use?",
-        "Should the output be uppercase or lowercase?",
-        "What counts as clean text for you?",
-        "Do you want the words capitalized?",
-        "Should I normalize the string somehow?",
-        "Is Title Case what you want?",
-    ],
-    "yes_no": [
-        "What should a yes or no look like?",
-        "Do you want a bool, or something else for the answer?",
-        "Should it return True/False or strings?",
-        "How do you represent a plain yes/no?",
-        "Is 1/0 fine for the flag?",
-        "What should the boolean result be?",
-    ],
-    "number_style": [
-        "How should the number look in the report?",
-        "Do you want the number spelled out?",
-        "Should I write the number in words?",
-        "Is an ordinal like 3rd what you want?",
-        "Should the digits be zero-padded?",
-        "What number format does your report style use?",
-    ],
-    "batch": [
-        "Will you call it once per record or with all records at once?",
-        "Should it handle a batch of inputs?",
-        "What shape do your records come in?",
-        "Do you pass a single input or multiple inputs?",
-        "Should it process the items in bulk?",
-        "Is it called one item at a time?",
-    ],
-    "packed_args": [
-        "How do you pass the arguments?",
-        "What should the signature look like?",
-        "Do the parameters arrive separately or as a tuple?",
-        "Should I unpack a bundle of values?",
-        "How will you call it, with positional arguments?",
-        "Are the params passed in as one dict?",
-    ],
-    "naming": [
-        "What should I name the function?",
-        "Is there a naming convention I should follow?",
-        "Do your functions use a prefix?",
-        "camelCase or snake_case?",
-        "What should the entry point be called?",
-        "What should we call it?",
-    ],
-    "input_format": [
-        "What is the input format?",
-        "How does the data arrive: as a list or as a string?",
-        "Do I need to parse the numbers from text?",
-        "Are the numbers comma-separated?",
-        "Is the input JSON?",
-        "What form are the numbers in when they reach the function?",
-    ],
-    "log_channel": [
-        "Where do you look at the logs?",
-        "Should it print something to stderr?",
-        "Do you want logging output?",
-        "Where will you see the result?",
-        "Should it write to stdout or the console?",
-        "Which logger should I use?",
-    ],
-    "result_file": [
-        "Should the result be saved to a file?",
-        "Where do you look for the result?",
-        "Do you want it written to disk?",
-        "Should I store the output somewhere?",
-        "Should the result persist after the call?",
-        "Which file should it write?",
-    ],
-    "envelope": [
-        "What should the function return exactly?",
-        "What return format did we agree on?",
-        "Should I wrap the result in something?",
-        "Do you want a status field in the return value?",
-        "What shape should the result object have?",
-        "Should there be a success flag?",
-    ],
-    "serialized": [
-        "Which format did we settle on?",
-        "Should the result be serialized?",
-        "Do you want JSON back?",
-        "Should I return the repr of the value?",
-        "Should it return a string?",
-        "How should the result be encoded?",
-    ],
-    "bad_input": [
-        "What should happen with invalid input?",
-        "What if the input is None?",
-        "Should it raise an exception on bad input?",
-        "How robust does it need to be?",
-        "Do I need to validate the arguments?",
-        "What about missing values?",
-    ],
-    "negative_input": [
-        "What about negative numbers?",
-        "What if the number is below zero?",
-        "Should a minus sign be handled?",
-        "What happens when n is less than 0?",
-        "Do I need to validate the input range?",
-        "Should I guard against negative values?",
-    ],
-}
-
-OFF_TARGET = [
-    "Anything else?",
-    "Is there anything else I should know?",
-    "Should I add type hints?",
-    "Do you want comments in the code?",
-    "Can I use recursion here?",
-    "Is performance important?",
-    "Which Python version are you on?",
-    "Should I include a docstring?",
-    "Any other requirements?",
-    "Can I use the standard library?",
-]
-
-
-@pytest.mark.parametrize("family", sorted(PARAPHRASES))
-def test_clear_questions_reveal_their_family(family):
-    assert set(PARAPHRASES) == set(REGISTRY)
-    for question in PARAPHRASES[family]:
-        assert family in targeted_families(question, ALL), question
-
-
-@pytest.mark.parametrize("family", sorted(PARAPHRASES))
-def test_questions_reveal_only_what_the_session_holds(family):
-    others = [f for f in ALL if f != family and REGISTRY[f].mechanism != REGISTRY[family].mechanism]
-    # In a session, a question about `family` must not reveal an unrelated family held by the user.
-    leaks = {q: targeted_families(q, others) for q in PARAPHRASES[family]}
-    assert sum(bool(v) for v in leaks.values()) <= 2, leaks
-
-
-@pytest.mark.parametrize("question", OFF_TARGET)
-def test_off_target_questions_reveal_nothing(question):
-    assert targeted_families(question, ALL) == []
-
-
-def test_statements_in_prose_are_not_questions():
-    message = "I sorted the list and removed duplicates.\n```python\ndef f(x):\n    # should it log?\n    return x\n```"
-    assert questions(message) == []
-    assert targeted_families(message, ALL) == []
-    assert questions("1. What should I name it?\n2. Should I log it") == [
-        "What should I name it?",
-        "Should I log it",
+        "should the list be sorted",
+        "Let me know whether the list should be sorted.",
+        "I'll assume you want the list sorted unless you say otherwise.",
+        "Going with a sorted list; shout if not.",
+        "by tidy do u mean sorted",
+        "sorted or in original order",
     ]
+    for text in asking:
+        assert questions(text), text
+    statements = [
+        "I sorted the list and removed duplicates.",
+        "Here is the function.",
+        "It returns the sorted list.",
+    ]
+    for text in statements:
+        assert questions(text) == [], text
+
+
+def test_sentences_survive_abbreviations_code_and_lists():
+    text = "Should the result be tidy, e.g. sorted ascending, i.e. smallest first? Thanks."
+    assert questions(text) == [
+        "Should the result be tidy, e.g. sorted ascending, i.e. smallest first?"
+    ]
+    assert questions("Is `x.sort()` what you mean? Fine.") == ["Is `x.sort()` what you mean?"]
+    listed = "A few things to confirm:\n- the letter case of the text\n- where you watch your logs"
+    assert [q.text for q in questions_of(listed)] == [
+        "A few things to confirm: the letter case of the text",
+        "A few things to confirm: where you watch your logs",
+    ]
+    message = "I sorted the list and removed duplicates.\n```python\ndef f(x):\n    # should it log?\n    return x\n```"
+    assert questions(message) == [] and targeted_families(message, ALL) == []
+
+
+def test_a_question_that_refers_back_is_read_with_what_it_refers_to():
+    message = 'You said to "return it the way we agreed". What was that?'
+    assert targeted_families(message, ALL) == ["envelope"]
+    assert targeted_families("What was that?", ALL) == []
+    plan = "I'll write each result to a JSON file in the working directory. Is that right?"
+    assert targeted_families(plan, ALL) == ["result_file"]
+
+
+def test_function_names_are_not_concept_words():
+    assert targeted_families("Is `sort_third` the name you want in your code?", ALL) == ["naming"]
 
 
 @pytest.fixture(scope="module")
@@ -172,51 +109,145 @@ def session(built):
     return next(
         s
         for s in bench.sessions
-        if s.split == "heldout" and {"naming", "batch"} & {x.family for x in s.slots}
+        if s.split == "heldout" and {x.family for x in s.slots} == {"naming", "batch"}
     )
 
 
-def test_user_answers_with_the_statement_in_its_voice(session, pool):
+def test_answering_policy(session, pool):
     from capabench.profiles import PROFILES_BY_ID
-    from capabench.simulate import SimulatedUser
 
     user = SimulatedUser(session, pool=pool)
     profile = PROFILES_BY_ID[session.profile_id]
-    for slot in session.slots:
-        reply = user.respond(REGISTRY[slot.family].question)
-        assert reply.revealed == [slot.family] and reply.verdict is None
-        assert slot.statement in reply.text and reply.text == profile.answer.format(
-            statement=slot.statement
+    slots = {s.family: s for s in session.slots}
+    statement = slots["naming"].statement
+    for message in (
+        REGISTRY["naming"].question,
+        "I'll keep the function name exactly as in the signature unless your codebase names things differently.",
+        "I'll name it in camelCase; correct me if your naming convention is different.",
+    ):  # a question, a right or a wrong assumption: the statement confirms or corrects
+        reply = user.respond(message)
+        assert reply.revealed == ["naming"] and reply.text == profile.answer.format(
+            statement=statement
         )
-    vague = user.respond("Anything else before I start?")
-    assert vague.revealed == [] and vague.text == profile.unsure
+    both = user.respond(
+        "What should the function be called, and will you call it over all your records at once?"
+    )
+    assert set(both.revealed) == {"naming", "batch"}
+    assert all(slots[f].statement in both.text for f in ("naming", "batch"))
+    for message in ("What letter case should the returned text be in?", "Should I add type hints?"):
+        reply = user.respond(message)  # a family the user doesn't hold, or nothing they care about
+        assert reply.revealed == [] and reply.text == profile.unsure
+        assert [q.text for q in reply.unanswered] == [message]
 
 
 def test_user_never_gives_away_hidden_material(session, pool):
-    from capabench.simulate import SimulatedUser
-
     user = SimulatedUser(session, pool=pool)
-    texts = [user.respond(q).text for family in PARAPHRASES for q in PARAPHRASES[family]]
+    bank = load_bank(BANKS / "tune.json") + load_bank(BANKS / "heldout.json")
     held = {s.family for s in session.slots}
-    for text in texts:
-        assert "CASES" not in text and "_same" not in text and session.reference not in text
+    for entry in bank:
+        reply = user.respond(entry.text) if "```" not in entry.text else None
+        if reply is None:
+            continue
+        assert set(reply.revealed) <= held
+        assert "CASES" not in reply.text and session.reference not in reply.text
         for family in set(REGISTRY) - held:
-            assert all(alt.statement not in text for alt in REGISTRY[family].alternatives)
+            assert all(alt.statement not in reply.text for alt in REGISTRY[family].alternatives)
+        for family in held - set(reply.revealed):
+            assert all(alt.statement not in reply.text for alt in REGISTRY[family].alternatives)
 
 
 def test_user_judges_submissions(session, pool):
-    from capabench.simulate import SimulatedUser
-
     user = SimulatedUser(session, pool=pool)
     good = user.respond(f"Here you go:\n```python\n{session.reference}```")
     assert good.verdict is not None and good.verdict.passed and good.revealed == []
     plain = user.respond(f"```python\n{session.original}```\nShould I name it differently?")
     assert plain.verdict is not None and plain.verdict.status in ("failed", "error")
-    detail = plain.verdict.detail.splitlines()[0][:100]
-    assert detail[:60] in plain.text
-    if "naming" in {s.family for s in session.slots}:
-        assert plain.revealed == ["naming"]
+    assert plain.verdict.detail.splitlines()[0][:60] in plain.text
+    assert plain.revealed == ["naming"]
     wrong_name = user.respond("```python\ndef something_else(x):\n    return x\n```")
     assert wrong_name.verdict is not None and not wrong_name.verdict.passed
     snippet = user.respond("Would `sorted(xs)` be fine?\n```python\nsorted(xs)\n```")
     assert snippet.verdict is None
+
+
+def test_llm_matcher_reads_json_and_falls_back_to_rules_when_it_cant():
+    question = "What should the function be called?"
+    held = ["naming", "batch"]
+    good = LLMMatcher(ScriptedModel(['{"families": ["naming"]}']))
+    reading = good.read(question, held)
+    assert reading.targets(held) == ["naming"] and reading.matcher == "llm" and not reading.note
+    assert good.model.json_calls == 1
+    prompt = good.model.calls[0][0].content
+    assert REGISTRY["naming"].concept in prompt and REGISTRY["tidy_list"].concept not in prompt
+    for answer in ("naming", '{"families": ["tidy_list"]}', '{"families": "naming"}', "[]"):
+        bad = LLMMatcher(ScriptedModel([answer]))
+        reading = bad.read(question, held)
+        assert reading.matcher == "llm->rules" and "unreadable" in reading.note
+        assert reading.targets(held) == ["naming"]  # the rules' reading
+    assert LLMMatcher(ScriptedModel(['{"families": []}'])).read(question, held).targets(held) == []
+
+
+def test_unknown_matchers_and_llm_without_a_model_are_refused():
+    with pytest.raises(ValueError, match="known: rules, semantic, llm"):
+        make_matcher("regex")
+    with pytest.raises(ValueError, match="user model"):
+        make_matcher("llm")
+
+
+def test_runs_record_unanswered_questions_and_the_audit_rereads_them(built, pool, tmp_path):
+    from typer.testing import CliRunner
+
+    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.cli import app
+    from capabench.report import load_runs
+    from capabench.report.tables import condition_rows
+    from capabench.runner import RunConfig, Runner, select_sessions
+
+    bench, _ = built
+    session = select_sessions(bench, 1)[0]
+    held = [s.family for s in session.slots]
+    script = ["Should I add type hints?", REGISTRY[held[0]].question, "Any other requirements?"] * 3
+    (tmp_path / "assistant.json").write_text(json.dumps(script))
+    config = RunConfig(
+        model=f"scripted:{tmp_path / 'assistant.json'}", conditions=["none"], limit=1, concurrency=1
+    )
+    (result,) = Runner(config, bench, tmp_path / "run", pool=pool).run()
+    assert result.user_questions == 8
+    assert [(q.turn, q.text) for q in result.unanswered][:3] == [
+        (1, "Should I add type hints?"), (3, "Any other requirements?"), (4, "Should I add type hints?"),
+    ]  # fmt: skip
+    assert len(result.unanswered) == 5 and all(q.matcher == "rules" for q in result.unanswered)
+    (row,) = condition_rows(load_runs([tmp_path / "run"]))
+    assert row["unanswered questions %"] == 62.5
+
+    # The second opinion: says the first unanswered question targets a held family, then
+    # nothing, then gives an unreadable answer.
+    answers = [
+        json.dumps({"families": [held[1]]}),
+        '{"families": []}',
+        "no idea",
+        '{"families": []}',
+        '{"families": []}',
+    ]
+    (tmp_path / "auditor.json").write_text(json.dumps(answers))
+    if not default_benchmark_path(0).exists():  # the command loads the cached default benchmark
+        write_benchmark(bench, default_benchmark_path(0))
+    out = CliRunner().invoke(
+        app,
+        [
+            "audit-user",
+            str(tmp_path / "run"),
+            "--user-model",
+            f"scripted:{tmp_path / 'auditor.json'}",
+            "--no-cache",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    audit = json.loads((tmp_path / "run" / "user-audit.json").read_text())
+    (cond,) = audit["conditions"]
+    assert (cond["unanswered"], cond["misses"], cond["unreadable"]) == (5, 1, 1)
+    assert audit["questions"][0]["found"] == [held[1]] and "simulator misses" in out.output
+    missing = CliRunner().invoke(
+        app, ["audit-user", str(tmp_path / "nowhere"), "--user-model", "local"]
+    )
+    assert missing.exit_code != 0 and "not a run directory" in missing.output

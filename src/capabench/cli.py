@@ -324,7 +324,8 @@ _MAIN_COLUMNS = {
 }  # fmt: skip
 _CONDITION_COLUMNS = {
     "model": "model", "condition": "condition", "n": "n", "ES": "ES", "FT-ES": "FT-ES", "TTC": "TTC",
-    "ask rate": "ask%", "needless-ask rate": "needless%", "tokens/session": "tok/sess", "infra errors": "infra",
+    "ask rate": "ask%", "needless-ask rate": "needless%", "unanswered questions %": "unans%",
+    "tokens/session": "tok/sess", "infra errors": "infra",
 }  # fmt: skip
 
 
@@ -347,7 +348,8 @@ def _print_run_tables(runs) -> None:
         "columns 2-4: no history; 5-7: same-user history; 8-10: gain. ES, FT-ES in %, TTC in turns"
     )
     _print_rows("Table 1 layout", main_table_rows(runs), _MAIN_COLUMNS, note)
-    _print_rows("all conditions", condition_rows(runs), _CONDITION_COLUMNS)
+    _print_rows("all conditions", condition_rows(runs), _CONDITION_COLUMNS,
+                "unans%: questions the simulated user answered 'use your judgement' (capabench audit-user re-reads them)")  # fmt: skip
 
 
 # Options shared by `run` and `study`.
@@ -361,6 +363,13 @@ ProcessesOpt = Annotated[
 ]  # fmt: skip
 UserModelOpt = Annotated[
     str | None, typer.Option("--user-model", help="an LLM to phrase the user's answers")
+]
+UserMatcherOpt = Annotated[
+    str,
+    typer.Option(
+        "--user-matcher",
+        help="how the simulated user reads questions: rules (default), semantic (embeddings extra), llm (needs --user-model)",
+    ),
 ]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server")]
 ApiKeyOpt = Annotated[
@@ -384,7 +393,7 @@ TopKOpt = Annotated[
 MODEL_HELP = "openai/<m>, anthropic/<m>, local[/<gguf>], baseline/<policy>"
 
 
-def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, user_model, base_url, api_key,
+def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, user_model, base_url, api_key, user_matcher,
                 temperature, max_tokens, no_cache, prices, top_k, epochs: int = 1, processes: int = 1, context: int | None = None):  # fmt: skip
     from capabench.models import ModelOptions
     from capabench.paths import cache_dir
@@ -393,7 +402,7 @@ def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, 
     options = ModelOptions(base_url=base_url, api_key=api_key, temperature=temperature, concurrency=concurrency, max_tokens=max_tokens, context=context,
                            cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
     return RunConfig(model=model, conditions=conditions, limit=limit, epochs=epochs, concurrency=concurrency,
-                     seed=seed, user_model=user_model, options=options, top_k=top_k,
+                     seed=seed, user_model=user_model, user_matcher=user_matcher, options=options, top_k=top_k,
                      prices=str(prices) if prices else None, processes=processes)  # fmt: skip
 
 
@@ -419,6 +428,7 @@ def run_cmd(
     epochs: Annotated[int, typer.Option("--epochs", min=1)] = 1,
     run_dir: Annotated[Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")] = None,
     user_model: UserModelOpt = None,
+    user_matcher: UserMatcherOpt = "rules",
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,
     temperature: TemperatureOpt = 0.0,
@@ -436,7 +446,7 @@ def run_cmd(
 
     bench = _benchmark(seed)
     names = [c.strip() for c in conditions.split(",") if c.strip()]
-    config = _run_config(model, names, limit=limit, concurrency=concurrency, seed=seed, user_model=user_model,
+    config = _run_config(model, names, limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, user_matcher=user_matcher,
                          base_url=base_url, api_key=api_key, temperature=temperature, max_tokens=max_tokens,
                          no_cache=no_cache, prices=prices, top_k=top_k, epochs=epochs, processes=processes, context=context)  # fmt: skip
     path = run_dir or _default_run_dir(model, bench)
@@ -468,6 +478,7 @@ def study_cmd(
     out: Annotated[Path | None, typer.Option("--out", help="CSV files (default: <runs>/studies)")] = None,
     difficulty: Annotated[Path | None, typer.Option("--difficulty", help="saved partition (default: <runs>/difficulty-<benchmark>.json)")] = None,
     user_model: UserModelOpt = None,
+    user_matcher: UserMatcherOpt = "rules",
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,
     temperature: TemperatureOpt = 0.0,
@@ -490,7 +501,7 @@ def study_cmd(
         raise fail(str(exc)) from None
     bench = _benchmark(seed)
     tag = bench.manifest.content_hash[:8]
-    settings = dict(limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, base_url=base_url,
+    settings = dict(limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, user_matcher=user_matcher, base_url=base_url,
                     api_key=api_key, temperature=temperature, max_tokens=max_tokens, no_cache=no_cache,
                     prices=prices, top_k=top_k, processes=processes, context=context)  # fmt: skip
     configs = [_run_config(m, [], **settings) for m in models]
@@ -531,6 +542,69 @@ def report_cmd(
     _print_run_tables(runs)
     files = write_report(runs, out)
     Console().print(f"wrote {', '.join(sorted(files))} to {out}")
+
+
+@app.command("audit-user")
+def audit_user_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="a run directory")],
+    user_model: Annotated[str, typer.Option("--user-model", help="the second opinion: " + MODEL_HELP)],
+    base_url: BaseUrlOpt = None,
+    api_key: ApiKeyOpt = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per answer")] = 128,
+    context: ContextOpt = None,
+    no_cache: NoCacheOpt = False,
+) -> None:  # fmt: skip
+    """Re-read every question the simulated user answered "use your judgement" with an LLM
+    (the llm matcher, given the session's own conventions) and report how often it finds
+    one: the simulator-miss rate, per condition. Writes <run_dir>/user-audit.json."""
+    from capabench.models import ModelOptions, make_model
+    from capabench.paths import cache_dir
+    from capabench.report import load_runs
+    from capabench.simulate.audit import audit_user
+    from capabench.simulate.intent import make_matcher
+    from capabench.store import RunDirError
+
+    try:
+        (run,) = load_runs([run_dir])
+    except RunDirError as exc:
+        raise fail(str(exc)) from None
+    bench = _benchmark(run.manifest.get("benchmark_seed", run.manifest.get("seed", 0)))
+    if bench.manifest.content_hash != run.manifest.get("benchmark_hash"):
+        raise fail(
+            f"{run_dir} was played on benchmark {run.manifest.get('benchmark_hash')!r}, not the default one of its seed ({bench.manifest.content_hash})"
+        )
+    if "user_matcher" not in run.manifest:
+        raise fail(
+            f"{run_dir} was played before capabench recorded unanswered questions; nothing to re-read"
+        )
+    options = ModelOptions(base_url=base_url, api_key=api_key, max_tokens=max_tokens, context=context, concurrency=1,
+                           cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
+    try:
+        matcher = make_matcher("llm", model=make_model(user_model, options))
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    sessions = {s.id: s for s in bench.sessions}
+    total = sum(len(r.unanswered) for r in run.results if r.status == "completed")
+    bar, task = _progress("re-reading unanswered questions", total)
+    with bar:
+        audit = audit_user(run.results, sessions, matcher, run_matcher=run.manifest["user_matcher"],
+                           progress=lambda: bar.advance(task))  # fmt: skip
+    path = run_dir / "user-audit.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(audit.model_dump_json(indent=2) + "\n")
+    tmp.replace(path)
+    if not total:
+        Console().print(
+            f"nothing to audit: no question in {run_dir} went unanswered (or none was asked)"
+        )
+        return
+    rows = [{
+        "condition": c.condition, "questions": c.questions, "unanswered": c.unanswered, "unreadable": c.unreadable,
+        "misses": c.misses, "miss rate %": None if c.miss_rate is None else round(100 * c.miss_rate, 1),
+    } for c in audit.conditions]  # fmt: skip
+    _print_rows(f"simulator misses by {user_model} (run read by {audit.run_matcher})", rows, {k: k for k in rows[0]},
+                "misses: unanswered questions the second opinion found to target one of the session's conventions")  # fmt: skip
+    Console().print(f"wrote {path}")
 
 
 def main() -> None:  # pragma: no cover - console script entry

@@ -175,6 +175,18 @@ class Turn(Record):
     )
 
 
+class UnansweredQuestion(Record):
+    """A question of the assistant's that revealed nothing: what the simulated user's intent
+    matcher thought it was closest to, so a second opinion can tell an assistant's vague
+    question from a simulator's miss."""
+
+    turn: int = Field(default=0, description="the assistant turn (1-based) that asked it")
+    text: str
+    best: str | None = Field(default=None, description="the closest family, held or not")
+    score: float = 0.0
+    matcher: str = ""
+
+
 Split = Literal["history", "heldout"]
 
 
@@ -254,6 +266,12 @@ class SessionRun(Played):
         default=0, description="asks about conventions the given history already showed"
     )
     first_move: Literal["ask", "submit", "both", "neither"] = "neither"
+    user_questions: int = Field(
+        default=0, description="asking sentences the simulated user read (not in a passing turn)"
+    )
+    unanswered: tuple[UnansweredQuestion, ...] = Field(
+        default=(), description="those that revealed nothing: answered 'use your judgement'"
+    )
     cost_usd: float | None = None
     history_tokens: int = 0
     history_info: dict[str, Any] = Field(

@@ -32,6 +32,7 @@ from capabench.simulate import (
     questions,
     run_session,
 )
+from capabench.simulate.intent import DEFAULT_MATCHER, MATCHERS, make_matcher
 from capabench.simulate.loop import TURN_BUDGET, SessionResult
 from capabench.simulate.policies import PolicyInput, policy
 from capabench.simulate.prompt import system_prompt
@@ -48,6 +49,7 @@ class RunConfig:
     concurrency: int = 4
     seed: int = 0
     user_model: str | None = None
+    user_matcher: str = DEFAULT_MATCHER  # how the simulated user reads questions (intent matcher)
     options: ModelOptions = field(default_factory=ModelOptions)
     budget: int = TURN_BUDGET
     prices: str | None = None  # a JSON price table over the built-in one
@@ -95,6 +97,7 @@ class Player:
         self.user_model = (
             make_model(config.user_model, config.options) if config.user_model else None
         )
+        self.matcher = make_matcher(config.user_matcher, model=self.user_model)
         self._shapes: dict[str, Shape] | None = None
         self._shapes_lock = threading.Lock()
         env = HistoryEnv(bench, self.model, top_k=config.top_k)
@@ -124,7 +127,9 @@ class Player:
             assistant = ModelAssistant(
                 self.model, system=system_prompt(context, self.config.budget)
             )
-        user = SimulatedUser(session, pool=self.pool, expression_model=self.user_model)
+        user = SimulatedUser(
+            session, pool=self.pool, expression_model=self.user_model, matcher=self.matcher
+        )
         status, error = "completed", ""
         try:
             transcript = run_session(
@@ -159,7 +164,8 @@ class Player:
             key=f"{session.id}|{cond}|{epoch}", session_id=session.id, split=session.split, condition=cond, epoch=epoch,
             model=self.config.model, status=status, error=error, solved_turn=transcript.solved_turn,
             turns=tuple(transcript.turns), asks=sum(asks), submissions=sum(t.verdict is not None for t in mine),
-            needless_asks=needless, first_move=first, input_tokens=tokens_in, output_tokens=tokens_out,
+            needless_asks=needless, first_move=first, user_questions=transcript.user_questions,
+            unanswered=tuple(transcript.unanswered), input_tokens=tokens_in, output_tokens=tokens_out,
             cost_usd=cost(self.config.model, tokens_in, tokens_out, self.prices), history_tokens=context.tokens,
             history_info=context.info,
             cell=session.cell, profile_id=session.profile_id,
@@ -189,6 +195,14 @@ class Runner:
             raise ValueError("processes must be at least 1")
         for name in config.conditions:
             condition(name)  # a typo fails before any model loads
+        if config.user_matcher not in MATCHERS:
+            raise ValueError(
+                f"unknown --user-matcher {config.user_matcher!r}; known: {', '.join(MATCHERS)}"
+            )
+        if config.user_matcher == "llm" and not config.user_model:
+            raise ValueError(
+                "--user-matcher llm needs --user-model (the model that reads the questions)"
+            )
         self.config = config
         self.bench = bench
         self.store = RunStore(run_dir)
@@ -206,7 +220,7 @@ class Runner:
         )
         return {
             "model": c.model, "conditions": c.conditions, "epochs": c.epochs, "limit": c.limit, "seed": c.seed,
-            "user_model": c.user_model, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
+            "user_model": c.user_model, "user_matcher": c.user_matcher, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
             "benchmark_seed": self.bench.manifest.seed, "capabench_version": capabench.__version__,
             "python": platform.python_version(), "judge_isolation": isolation,
             "base_url": c.options.base_url, "prices": c.prices, "top_k": c.top_k, "temperature": c.options.temperature, "max_tokens": c.options.max_tokens, "context": c.options.context,

@@ -37,6 +37,21 @@ class Alternative:
 
 
 @dataclass(frozen=True)
+class Vocabulary:
+    """How people ask about a family, by its concept (what varies between its alternatives),
+    as regexes over a lowercased question. `anchors` name the concept outright. `aspects`
+    are everyday words for what varies that other topics use too ("order", "case", "name"):
+    they count only in a question that also names one of the family's `subjects` (what the
+    aspect is of: the returned list, the text, the function). `ignore` masks wording that
+    means something else ("edge case", "sort of") before anything is matched."""
+
+    anchors: tuple[str, ...]
+    aspects: tuple[str, ...] = ()
+    subjects: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Fn:
     """The function built so far: its name, parameter list source, and how to call it."""
 
@@ -80,7 +95,9 @@ class Family:
     cues: ClassVar[
         tuple[str, ...]
     ] = ()  # the user's shorthand in a request; () = left out entirely
-    intents: ClassVar[tuple[str, ...]] = ()  # regexes of questions that target this family
+    concept: ClassVar[str]  # what the user leaves unsaid, in a line (the LLM matcher reads it)
+    vocabulary: ClassVar[Vocabulary]  # how questions about it are worded (the rules matcher)
+    exemplars: ClassVar[tuple[str, ...]] = ()  # questions about it (the semantic matcher)
     question: ClassVar[str]  # how an assistant asks about it
     alternatives: ClassVar[tuple[Alternative, ...]]
     conflicts: ClassVar[frozenset[str]] = frozenset()  # families it can't be combined with

@@ -61,8 +61,17 @@ def condition_rows(runs: list[RunData]) -> list[dict]:
                 "tokens/session": round(s.tokens_per_session, 1),
                 "cost/session ($)": None if s.cost_per_session is None else round(s.cost_per_session, 6),
                 "history tokens/session": round(sum(r.history_tokens for r in groups[cond]) / max(1, len(groups[cond])), 1),
+                "unanswered questions %": unanswered_share(groups[cond]),
             })  # fmt: skip
     return rows
+
+
+def unanswered_share(results: list) -> float | None:
+    """Of the questions the simulated user read, the share it answered "use your judgement"
+    (None when no question was asked): the simulator's fidelity as this run saw it."""
+    done = [r for r in results if r.status == "completed"]
+    asked = sum(r.user_questions for r in done)
+    return pct(sum(len(r.unanswered) for r in done) / asked) if asked else None
 
 
 def metric_cells(s: Summary) -> dict:

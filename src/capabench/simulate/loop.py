@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from capabench.records import Session, Turn
+from capabench.records import Session, Turn, UnansweredQuestion
 from capabench.simulate.user import SimulatedUser
 
 TURN_BUDGET = 8
@@ -22,6 +22,8 @@ class Assistant(Protocol):
 class SessionResult:
     turns: list[Turn] = field(default_factory=list)
     solved_turn: int | None = None  # 1-based assistant turn of the first passing submission
+    user_questions: int = 0  # asking sentences the user read in turns that didn't pass
+    unanswered: list[UnansweredQuestion] = field(default_factory=list)  # those revealing nothing
 
     @property
     def solved(self) -> bool:
@@ -48,4 +50,7 @@ def run_session(
         if reply.verdict is not None and reply.verdict.passed:
             result.solved_turn = turn
             break
+        if reply.reading is not None:
+            result.user_questions += len(reply.reading.questions)
+            result.unanswered += [q.model_copy(update={"turn": turn}) for q in reply.unanswered]
     return result

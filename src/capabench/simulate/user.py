@@ -1,15 +1,24 @@
 """The simulated user: expression (answers questions from the hidden slots, in the
 profile's voice) and judgment (runs submissions against the hidden tests), kept apart.
 
-Deterministic. A question reveals a convention when it matches one of the family's
-question intents; the user never reveals test code, the reference, or a convention
-nobody asked about, and says "use your judgement" to anything else.
+Deterministic with the default intent matcher. Answering policy:
+- a question, a request for clarification, or an assumption stated for the user to confirm
+  or correct (see `capabench.simulate.intent.text`) is read by the intent matcher;
+- each of the user's conventions it targets is answered with that convention's statement:
+  a right assumption is thereby confirmed, a wrong one corrected; a message that targets
+  two of them gets both statements;
+- a question about a convention the user doesn't hold, or about nothing they care about,
+  gets the profile's "use your judgement";
+- nothing unasked is ever said: no test code, no reference, no convention nobody asked
+  about. The optional expression LLM (`--user-model`) rewords the reply under a guard
+  that keeps every fact and adds none.
+Every reply keeps the matcher's reading, so each question that revealed nothing is
+recorded with the matcher's best candidate (see `UserReply.unanswered`).
 """
 
 from __future__ import annotations
 
 import ast
-import re
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,14 +27,9 @@ from capabench.judge import extract_code, judge
 from capabench.judge.sandbox import SandboxPool
 from capabench.models import ChatModel, Message
 from capabench.profiles import PROFILES_BY_ID
-from capabench.records import Session, Verdict
+from capabench.records import Session, UnansweredQuestion, Verdict
+from capabench.simulate.intent import IntentMatcher, Reading, make_matcher
 
-_FENCED = re.compile(r"```.*?(```|\Z)|~~~.*?(~~~|\Z)", re.S)
-_ASKING = re.compile(
-    r"^(should|shall|do|does|did|what|which|how|where|when|why|who|can|could|would|will|is|are|am|any|may|might|"
-    r"tell me|let me know|please (confirm|clarify|specify|tell)|clarify|confirm)\b",
-    re.I,
-)
 _DETAIL_CAP = 400
 
 
@@ -35,26 +39,30 @@ class UserReply(BaseModel):
     text: str
     revealed: list[str]
     verdict: Verdict | None = None
+    reading: Reading | None = None
+
+    @property
+    def unanswered(self) -> tuple[UnansweredQuestion, ...]:
+        """The message's questions that revealed nothing, with the matcher's best guess."""
+        if self.reading is None:
+            return ()
+        return tuple(
+            UnansweredQuestion(
+                text=q.text,
+                best=q.best.family if q.best else None,
+                score=q.best.score if q.best else 0.0,
+                matcher=self.reading.matcher,
+            )
+            for q in self.reading.questions
+            if not q.targets
+        )
 
 
-def questions(message: str) -> list[str]:
-    """The question-like sentences of a message, code blocks left out."""
-    prose = _FENCED.sub(" ", message)
-    sentences = re.split(r"(?<=[.?!])\s+|\n+", prose)
-    found = []
-    for sentence in sentences:
-        text = sentence.strip().lstrip("-*0123456789.) ").strip()
-        if text and (text.endswith("?") or _ASKING.match(text)):
-            found.append(text)
-    return found
-
-
-def targeted_families(message: str, families: list[str]) -> list[str]:
-    """Which of `families` the message's questions ask about."""
-    asked = " ".join(q.lower() for q in questions(message))
-    if not asked:
-        return []
-    return [f for f in families if any(re.search(p, asked) for p in REGISTRY[f].intents)]
+def targeted_families(
+    message: str, families: list[str], matcher: IntentMatcher | None = None
+) -> list[str]:
+    """Which of `families` the message's questions ask about (the default matcher unless given)."""
+    return (matcher or make_matcher()).read(message, families).targets(families)
 
 
 def _defines_a_function(code: str) -> bool:
@@ -77,8 +85,9 @@ Reply to rewrite:
 
 class SimulatedUser:
     def __init__(self, session: Session, *, pool: SandboxPool | None = None, timeout_s: float = 10.0,
-                 expression_model: ChatModel | None = None) -> None:  # fmt: skip
+                 expression_model: ChatModel | None = None, matcher: IntentMatcher | None = None) -> None:  # fmt: skip
         self.expression_model = expression_model
+        self.matcher = matcher or make_matcher()
         self.session = session
         self.pool = pool
         self.timeout_s = timeout_s
@@ -97,7 +106,9 @@ class SimulatedUser:
 
     def respond(self, message: str) -> UserReply:
         profile = self.profile
-        revealed = targeted_families(message, list(self._slots))
+        held = list(self._slots)
+        reading = self.matcher.read(message, held)
+        revealed = reading.targets(held)
         code = self.submission(message)
         verdict = None
         parts = []
@@ -110,7 +121,9 @@ class SimulatedUser:
                 timeout_s=self.timeout_s,
             )
             if verdict.passed:
-                return UserReply(text=profile.success, revealed=[], verdict=verdict)
+                return UserReply(
+                    text=profile.success, revealed=[], verdict=verdict, reading=reading
+                )
         if revealed:
             statements = " ".join(self._slots[f].statement for f in revealed)
             parts.append(profile.answer.format(statement=statements))
@@ -126,7 +139,7 @@ class SimulatedUser:
         text = "\n\n".join(parts)
         if self.expression_model is not None and revealed:
             text = self._expressed(text, revealed)
-        return UserReply(text=text, revealed=revealed, verdict=verdict)
+        return UserReply(text=text, revealed=revealed, verdict=verdict, reading=reading)
 
     def _expressed(self, text: str, revealed: list[str]) -> str:
         """The optional LLM user: same facts, its own words. Its reply is kept only when every

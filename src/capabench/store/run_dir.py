@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from capabench.records import SessionRun
 
 # Settings that must match for a resumed run to mean the same thing.
-_IDENTITY = ("model", "benchmark_hash", "seed", "user_model", "budget")
+_IDENTITY = ("model", "benchmark_hash", "seed", "user_model", "user_matcher", "budget")
 
 
 class RunDirError(ValueError):

@@ -1,4 +1,11 @@
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.conventions.shape import Call
 from capabench.records import Mechanism
 
@@ -11,19 +18,70 @@ class BadInput(Family):
     mechanism = Mechanism.CONSTRAINT
     layer = Layer.VALIDATION
     cues = ("make it robust", "")  # an empty cue: sometimes the user says nothing at all
-    intents = (
-        r"\binvalid",
-        r"\bbad input",
-        r"\bnone\b",
-        r"\bnull",
-        r"\bmissing (input|value|argument)",
-        r"\berror",
-        r"\bexception",
-        r"\braise",
-        r"\brobust",
-        r"\bvalidat",
-        r"\bunexpected",
-        r"\bedge case",
+    concept = "what the function must do when its input is missing (None) or invalid"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\brobust",
+            r"\binvalid",
+            r"\bbad (?:input|data|value|argument)",
+            r"\bnull\b",
+            r"\bmissing (?:input|value|argument|data|arg)",
+            r"\bmalformed",
+            r"\bgarbage",
+            r"\bvalidat",
+            r"\bdefensive",
+            r"\bsanit",
+            r"\bguard (?:against|clause)",
+            r"\bfail (?:gracefully|loudly|fast|silently)",
+            r"\berror handling",
+            r"\bwrong (?:type|input)",
+            r"\bnonetype",
+            r"\b(?:is|be|are|gets?|given|passed|receives?|of|pass|hand it|feed it) none\b",
+            r"\bnone (?:input|value|argument|is passed)",
+            r"\bif (?:the input|it|the argument|x|the value) is (?:none|missing)",
+        ),
+        aspects=(
+            r"\bnone\b",
+            r"\berrors?\b",
+            r"\bexceptions?\b",
+            r"\braise",
+            r"\bthrow",
+            r"\bedge cases?",
+            r"\bcrash",
+            r"\bunexpected",
+            r"\bno input",
+            r"\bnothing\b",
+        ),
+        subjects=(
+            r"\binput",
+            r"\bargument",
+            r"\bparam",
+            r"\bmissing",
+            r"\bbad\b",
+            r"\bgiven\b",
+            r"\bpassed",
+            r"\bnone\b",
+            r"\bhandle",
+            r"\bbreak",
+        ),
+        ignore=(
+            r"\b(?:value|result|v)\s*,\s*none\b",
+            r"\bnone of\b",
+            r"\berror (?:slot|field|key)",
+            r"\bsecond slot",
+            r"\bnegative",
+            r"\bbelow zero",
+            r"\bempty (?:list|string|result) (?:as|for) (?:the )?(?:result|output)",
+        ),
+    )
+    exemplars = (
+        "What should happen when the input is None?",
+        "Should it raise on invalid input, or return something?",
+        "How robust does it need to be against missing values?",
+        "Do I need to validate the arguments?",
+        "What if someone passes None?",
+        "Should bad input raise a ValueError?",
+        "I'll let it raise if the input is None unless you want it handled.",
     )
     question = "What should happen when the input is missing (None)?"
     alternatives = (

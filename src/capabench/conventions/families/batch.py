@@ -1,4 +1,4 @@
-from capabench.conventions.base import Alternative, Family, Fn, Layer, Layered, register
+from capabench.conventions.base import Alternative, Family, Fn, Layer, Layered, Vocabulary, register
 from capabench.conventions.shape import Call
 from capabench.records import Mechanism
 
@@ -15,16 +15,73 @@ class Batch(Family):
     mechanism = Mechanism.STRUCTURAL
     layer = Layer.BATCH
     cues = ("I'll run it over my records", "it has to work over all my records")
-    intents = (
-        r"\bbatch",
-        r"\brecords?\b",
-        r"one (at a time|call|input|item)",
-        r"single (input|item|call|value)",
-        r"multiple (inputs|items|calls|values)",
-        r"\bmany\b",
-        r"\bbulk",
-        r"\bvectori",
-        r"list of (inputs|arguments|calls)",
+    concept = "how the function is called over many records: one call per item, or one call with a whole collection (in what container), and what comes back"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\brecords\b",
+            r"\b(?:each|per|every|one|single|a|my|your|the) record\b",
+            r"\bbatch",
+            r"\bbulk\b",
+            r"\ball at once\b",
+            r"\bone (?:call )?(?:per|at a time|by one)",
+            r"\bat a time\b",
+            r"\bvectori[sz]",
+            r"\bmap (?:it )?over",
+            r"\b(?:many|multiple|several|lots of) (?:inputs|items|rows|records|calls|values|entries|cases|sets)",
+            r"\b(?:whole|entire) (?:collection|list|dataset|set|batch)",
+            r"\bdataset\b",
+            r"\brows\b",
+            r"\b(?:list|collection|iterable|sequence|dict|mapping) of (?:inputs|items|argument|arguments|args|calls|tuples|dicts|records|rows|entries)",
+            r"\bover all (?:of )?(?:my|your|the)\b",
+            r"\blist in\b.{0,12}\blist out\b",
+            r"\b(?:record|item|row|one|entry) by (?:record|item|row|one|entry)\b",
+            r"\brecord (?:id|name|key)s?\b",
+            r"\bkeyed by record",
+            r"\bin one go\b",
+            r"\bper item\b",
+            r"\bper row\b",
+            r"\bper entry\b",
+        ),
+        aspects=(
+            r"\bcollection",
+            r"\biterable",
+            r"\bloop",
+            r"\biterat",
+            r"\ball of them",
+            r"\bmany\b",
+            r"\bmultiple",
+            r"\bsingle (?:input|item|value|call|one)",
+            r"\bone (?:input|item|value)\b",
+            r"\bonce\b",
+            r"\beach (?:one|item|input|entry)",
+        ),
+        subjects=(
+            r"\bcall",
+            r"\binvok",
+            r"\brun\b",
+            r"\bprocess",
+            r"\bhandle",
+            r"\bfeed",
+            r"\bpass",
+            r"\bapply",
+            r"\bover\b",
+            r"\btime\b",
+            r"\bat once",
+        ),
+        ignore=(
+            r"\brecord(?:s|ed)? (?:each|every|it|them|an?|to|in)\b",
+            r"\blog records?\b",
+            r"\bcall (?:it|this|the function)(?: something)?\b(?= ?(?:\?|$|in\b|by\b))",
+        ),
+    )
+    exemplars = (
+        "Will you call it once per record, or hand it all your records at once?",
+        "What container do your records come in when you run it over them?",
+        "Should the function accept a list of inputs and return a list of results?",
+        "Is it called one item at a time or in bulk?",
+        "When you run it over your records, what should come back: a list, or a dict keyed by record?",
+        "Do the records arrive as tuples, dicts or something else?",
+        "I'll make it take a list of records and return a list of results, unless you call it differently.",
     )
     question = "How will you call it over your records: one call per item, or a whole collection at once (in what shape)?"
     alternatives = (

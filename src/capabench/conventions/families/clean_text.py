@@ -2,6 +2,7 @@ from capabench.conventions.base import (
     Alternative,
     Family,
     Layer,
+    Vocabulary,
     register,
     same_signature,
     tells_apart,
@@ -21,15 +22,63 @@ class CleanText(Family):
     mechanism = Mechanism.POLYSEMY
     layer = Layer.OUTPUT
     cues = ("give me clean text back", "the text should come back clean")
-    intents = (
-        r"\bcase\b",
-        r"\bupper",
-        r"\blower",
-        r"capitali",
-        r"\bclean",
-        r"normali[sz]",
-        r"\btitle",
-        r"letters",
+    concept = 'what "clean" text means for the returned string: its letter case'
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\bclean text",
+            r"\bclean string",
+            r"text (?:should )?(?:come|comes) back clean",
+            r"\b(?:upper|lower|title|sentence|mixed)[ -]?case",
+            r"\bcapitali[sz]",
+            r"\ball caps",
+            r"\bcaps lock",
+            r"\bcapital letters",
+            r"\bletter ?case",
+            r"\bcasing\b",
+            r"\.(?:upper|lower|title|capitalize|casefold)\(",
+            r"\b(?:upper|lower)ed\b",
+        ),
+        aspects=(
+            r"\bclean",
+            r"\bcase\b",
+            r"\bcaps\b",
+            r"\bcapital",
+            r"\bnormali[sz]",
+            r"\bstrip",
+            r"\btrim",
+            r"\bwhitespace",
+            r"\bpunctuation",
+            r"\bletters?\b",
+            r"\btitle\b",
+        ),
+        subjects=(
+            r"\btext",
+            r"\bstring",
+            r"\bstr\b",
+            r"\bwords?\b",
+            r"\boutput",
+            r"\bresult",
+            r"\bletters",
+            r"\breturn",
+            r"\bcome back",
+            r"\bmean",
+            r"\bcharacters",
+        ),
+        ignore=(
+            r"\b(?:edge|corner|test|use|base|worst|best|general|special|this|that|each|every|either|any|in|no|upper and lower bounds?) cases?\b",
+            r"\bclean (?:up )?(?:the )?(?:code|implementation|solution|version|approach|design|api|interface)",
+            r"\bcode clean",
+            r"\bclean(?:ly)? (?:handle|fail|exit|error)",
+        ),
+    )
+    exemplars = (
+        "What letter case should the returned text be in?",
+        "What does clean text mean for you: upper case, lower case, title case?",
+        "Should I capitalize the words in the result?",
+        "Do you want the string normalized to lowercase?",
+        "By clean, do you mean all caps?",
+        "Should the output keep the original casing?",
+        "I'll lowercase the text unless clean means something else to you.",
     )
     question = "What does clean text mean for you: which letter case should the result be in?"
     alternatives = (

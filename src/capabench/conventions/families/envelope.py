@@ -1,4 +1,11 @@
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.records import Mechanism
 
 _BODIES = {
@@ -14,16 +21,75 @@ class Envelope(Family):
     mechanism = Mechanism.CONVERSATIONAL
     layer = Layer.ENVELOPE
     cues = ("return it the way we agreed", "send it back like we said last time")
-    intents = (
-        r"\breturn (value|type|format|shape)",
-        r"\bwrap",
-        r"\benvelope",
-        r"\bagreed\b",
-        r"\bshape\b",
-        r"what (should|do you want) (it|the function) (to )?return",
-        r"\bstatus",
-        r"\bsuccess flag",
-        r"\bresult (object|structure)",
+    concept = "the structure the return value is wrapped in (an agreed container around the value)"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\benvelope",
+            r"\bagreed",
+            r"\bagree on",
+            r"\blike we said",
+            r"\bas we said",
+            r"\bwhat we said",
+            r"\blast time",
+            r"\bwe discussed",
+            r"\bthe way we\b",
+            r"\bstatus (?:field|flag|key|code|value)",
+            r"\b(?:success|ok|error) (?:flag|field|key|slot|marker)",
+            r"\bok\b.{0,12}\bresult\b",
+            r"\bresult object",
+            r"\bresponse (?:object|shape|structure)",
+            r"\bmetadata",
+            r"\b\(\s*(?:value|result|v)\s*,\s*(?:error|err|none)\s*\)",
+            r"\b(?:result|value)[- ]error (?:pair|tuple)",
+            r"\bbare (?:value|result)",
+            r"\bjust the (?:raw )?(?:value|result)",
+            r"\bsend (?:it )?back like",
+        ),
+        aspects=(
+            r"\bwrap(?:s|ped|per|ping)?\b",
+            r"\bcontainer",
+            r"\bshape",
+            r"\bstructure",
+            r"\bdict(?:ionary)?\b",
+            r"\btuple",
+            r"\bpair\b",
+            r"\bobject\b",
+            r"\bkeys?\b",
+            r"\braw\b",
+            r"\bas[- ]is\b",
+            r"\bsurround",
+            r"\bwhat exactly",
+            r"\bextra\b",
+        ),
+        subjects=(
+            r"\breturn",
+            r"\bresult",
+            r"\boutput",
+            r"\bcome back",
+            r"\bsend back",
+            r"\bgive back",
+            r"\bhand back",
+            r"\bresponse",
+        ),
+        ignore=(
+            r"\bbatch wrapper",
+            r"\bwrapper (?:like|function|around)",
+            r"\bwrap(?:ped|ping)? (?:the |both |all )?(?:inputs|arguments|args|parameters|params)",
+            r"\btuple of (?:arguments|args|parameters|params|inputs)",
+            r"\bdict (?:of|from) (?:parameter|argument|record|name)",
+            r"\b(?:argument|parameter|input|record)s? (?:as|in) (?:a |one )?(?:dict|tuple)",
+            r"\btext wrap",
+            r"\bline wrap",
+        ),
+    )
+    exemplars = (
+        "What was the return shape we agreed on: the bare value, or wrapped somehow?",
+        "Should the result be wrapped in a dict with a status?",
+        "Do you want the value back as-is, or inside some container?",
+        "How did we agree the result should be returned?",
+        "Should it return a (value, error) pair?",
+        "What keys should the returned dict have?",
+        "I'll return the bare value unless we agreed on a wrapper.",
     )
     question = "What was the return shape we agreed on: the bare value, or wrapped somehow?"
     alternatives = (

@@ -1,6 +1,6 @@
 import json
 
-from capabench.conventions.base import Alternative, Family, Fn, Layer, Layered, register
+from capabench.conventions.base import Alternative, Family, Fn, Layer, Layered, Vocabulary, register
 from capabench.conventions.shape import Call
 from capabench.records import Mechanism
 
@@ -24,16 +24,70 @@ class InputFormat(Family):
     mechanism = Mechanism.HABITUAL
     layer = Layer.INPUT
     cues = ()
-    intents = (
-        r"\binput format",
-        r"\bformat of the (input|data|numbers|list)",
-        r"\bparse",
-        r"\bcomma",
-        r"\bspace.?separated",
-        r"\bjson\b",
-        r"how (does|do|will) (the|your) (data|input|numbers|list)",
-        r"\bas a string",
-        r"what (type|form) (is|are) the (input|numbers)",
+    concept = "in what form the data actually reaches the function (a real list, or text to parse, and which text)"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\binput format",
+            r"\bformat of the (?:input|data|numbers|list|values|argument)",
+            r"\bpars(?:e|ed|ing)\b",
+            r"\b(?:comma|space|whitespace|tab|newline|semicolon)[- ]?(?:separated|delimited)",
+            r"\bdelimit",
+            r"\bhow (?:do|does|will|would|are|is) (?:the |your |my )?(?:data|input|numbers|list|values|argument|items)\b.{0,25}\b(?:arrive|come|get|reach|look|given|passed|supplied|provided|read|fed|stored)",
+            r"\ba list or (?:a )?(?:string|text)",
+            r"\b(?:string|text) or (?:a )?list",
+            r"\braw (?:text|string|input|data)",
+            r"\bwhere (?:do|does|will) (?:the |your )?(?:numbers|data|values|input) come from",
+        ),
+        aspects=(
+            r"\b(?:python|real|actual|proper|native) list\b",
+            r"\bcsv\b",
+            r"\bjson\b",
+            r"\bstrings?\b",
+            r"\btext\b",
+            r"\bstr\b",
+            r"\bformat",
+            r"\bform\b",
+            r"\btype",
+            r"\bshape",
+            r"\barriv",
+            r"\bcome in",
+            r"\bcomes? as\b",
+            r"\bgiven as\b",
+            r"\bpassed (?:in )?as\b",
+            r"\bencoded",
+            r"\bserializ",
+        ),
+        subjects=(
+            r"\binput",
+            r"\bdata\b",
+            r"\bnumbers\b",
+            r"\bthe list\b",
+            r"\bargument",
+            r"\bparameter",
+            r"\bincoming",
+            r"\breceiv",
+            r"\bfeed",
+            r"\bread from",
+            r"\bsource",
+            r"\bfirst (?:arg|param)",
+            r"\bvalues\b",
+            r"\b[a-z]\b(?= (?:is|be|arrive|come))",
+        ),
+        ignore=(
+            r"\b(?:return|output|result)\w*\b.{0,40}\b(?:json|string|text|format|str)\b",
+            r"\b(?:json|string|text|format|str)\b.{0,30}\b(?:return|output|result|back)\b",
+            r"\bparse (?:error|tree)",
+            r"\binput (?:is )?(?:none|null|missing|invalid|negative)",
+        ),
+    )
+    exemplars = (
+        "In what form do the numbers reach the function: a Python list, or text I need to parse?",
+        "Is the input an actual list, or a string like '1,2,3'?",
+        "How does your data arrive, comma-separated, space-separated, JSON?",
+        "Do I need to parse the input first?",
+        "What does the raw input look like when you call it?",
+        "Will the numbers come in as a string?",
+        "I'll assume the input is already a Python list of numbers; tell me if it comes in as text.",
     )
     question = "In what form do the numbers reach the function: a Python list, or some text I need to parse?"
     conflicts = frozenset({"bad_input", "negative_input"})

@@ -1,4 +1,12 @@
-from capabench.conventions.base import Alternative, Check, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Check,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.records import Mechanism
 
 _EMIT = {
@@ -23,16 +31,64 @@ class LogChannel(Family):
     mechanism = Mechanism.SYSTEM_BOUNDARY
     layer = Layer.LOGGING
     cues = ("make sure I see it in my logs", "I need to see it in my logs")
-    intents = (
-        r"\blog",
-        r"\bstderr",
-        r"\bstdout",
-        r"\bprint",
-        r"\bconsole",
-        r"\bterminal",
-        r"where (do|will|would|can) you (see|watch|look)",
-        r"\bvisible",
-        r"\bsee (it|the result)",
+    concept = "where and how each result must be logged or printed so that the user sees it"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\blog(?:s|ging|ged|ger)?\b",
+            r"\bstderr",
+            r"\bstdout",
+            r"\bstandard (?:error|output|out|err)",
+            r"\bconsole",
+            r"\bterminal",
+            r"\bprint(?:s|ed|ing)?\b",
+            r"\bsyslog",
+            r"\bjournal",
+            r"\b(?:see|watch|monitor|tail) (?:it|the result|the output|them|each result|results)",
+            r"\bvisible",
+            r"\bemit",
+            r"\bdebug (?:output|line)",
+            r"\boutput stream",
+            r"\binfo level|\bat info|\blog level",
+        ),
+        aspects=(
+            r"\bsee\b",
+            r"\bshow",
+            r"\bwatch",
+            r"\bmonitor",
+            r"\btrack",
+            r"\bdisplay",
+            r"\bnotice",
+            r"\btrace",
+        ),
+        subjects=(
+            r"\bresult",
+            r"\boutput",
+            r"\bwhere",
+            r"\bline\b",
+            r"\beach (?:call|run)",
+            r"\bwhat happened",
+            r"\bit\b",
+        ),
+        ignore=(
+            r"\bpretty[- ]?print",
+            r"\b(?:log|logarithm)\(",
+            r"\blog[ -]?(?:n|2|10|base|scale)\b",
+            r"\blogarithm",
+            r"\bprint(?:able|ing)? (?:characters|chars)",
+            r"\b(?:let me|i'll|i will|to) see\b",
+            r"\bsee (?:above|below|the code|my)\b",
+            r"\bblueprint",
+            r"\bfootprint",
+        ),
+    )
+    exemplars = (
+        "Where do you watch your logs, and what should a log line look like?",
+        "Should every result be printed to stderr or stdout?",
+        "Which logger should it write to, and at what level?",
+        "How will you see the result in your logs?",
+        "Do you want a log message for each call?",
+        "Should it print anything to the console?",
+        "I'll log each result with the logging module at INFO unless you watch somewhere else.",
     )
     question = "Where exactly do you watch your logs, and what should a log line look like?"
     alternatives = (

@@ -1,4 +1,4 @@
-from capabench.conventions.base import Alternative, Family, Layer, register
+from capabench.conventions.base import Alternative, Family, Layer, Vocabulary, register
 from capabench.records import Mechanism
 
 
@@ -13,16 +13,70 @@ class Naming(Family):
     mechanism = Mechanism.HABITUAL
     layer = Layer.NAMING
     cues = ()  # habitual: the user never mentions it
-    intents = (
-        r"\bnam(e|ing)",
-        r"\bcall(ed)? (it|the function)",
-        r"\bprefix",
-        r"\bsuffix",
-        r"\bcamel",
-        r"\bsnake",
-        r"\bidentifier",
-        r"entry.?point",
-        r"what should (i|we) call",
+    concept = "what the function must be called in the user's codebase (their naming convention)"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\bnaming",
+            r"\bfunction(?:'s)? name",
+            r"\bname (?:of|for) (?:the |this )?function",
+            r"\bcamel",
+            r"\bsnake[_ ]?case",
+            r"\bprefix",
+            r"\bsuffix",
+            r"\bidentifier",
+            r"\bentry[- ]?point",
+            r"\brename",
+            r"\bpascal ?case",
+            r"\bkebab",
+            r"\bwhat (?:should|do|would|shall|will) (?:i|we|you) (?:call|name) (?:it|this|the function|the def)\b",
+            r"\b(?:name|call) (?:it|this|the function|this function) (?:something|differently|after)\b",
+            r"\bkeep (?:the |its |this )?name",
+            r"\b(?:should|will|would|must|is) (?:the function|it|this) (?:be )?(?:called|named)\b",
+            r"\bname (?:as|from) (?:given|the signature|is)",
+            r"\bthe name (?:you|from|as|in)\b",
+            r"\bunder (?:what|which) name",
+        ),
+        aspects=(
+            r"\bnamed\b",
+            r"\bnames?\b",
+            r"\bcalled\b",
+            r"\bconvention",
+            r"\bstyle guide",
+            r"\bspell",
+        ),
+        subjects=(
+            r"\bfunction",
+            r"\bdef\b",
+            r"\bit\b",
+            r"\bthis\b",
+            r"\bcodebase",
+            r"\brepo",
+            r"\bproject",
+            r"\bhelpers?\b",
+            r"\bmodule",
+            r"\bexport",
+            r"\bapi\b",
+            r"\bpublic",
+        ),
+        ignore=(
+            r"\b(?:line|message|log|output|result)s? (?:format )?(?:or )?(?:prefix|suffix)",
+            r"\bprefix(?:ed)? (?:each|the|every) (?:line|message|log)",
+            r"\bnamed (?:logger|values?|tuple|file|channel|handler)",
+            r"\b(?:variable|parameter|param|argument|arg|file|logger|key|field|column|loop|class|test|record|attribute|method|local)s? names?\b",
+            r"\bname (?:the |that |this )?(?:variable|parameter|param|argument|arg|file|logger|key|field|column|loop|test|record)s?",
+            r"\b(?:file|log|logger|record|key|column|field)s? (?:should be |is |be )?(?:called|named)",
+            r"\bnamed (?:tuple|arguments?|params?|parameters?)",
+            r"\bcalled (?:with|once|over|on|per|by|from)\b",
+        ),
+    )
+    exemplars = (
+        "What should I name the function?",
+        "Is there a naming convention for functions in your codebase?",
+        "Do your functions use a prefix or a special case style?",
+        "Should I keep the name from the signature or follow your house style?",
+        "snake_case or camelCase for the function name?",
+        "Under what name will you import it?",
+        "I'll keep the function name as given unless your codebase names things differently.",
     )
     question = "What should the function be named in your codebase?"
     alternatives = (

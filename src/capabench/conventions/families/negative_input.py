@@ -1,4 +1,11 @@
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.conventions.shape import Call
 from capabench.records import Mechanism
 
@@ -9,16 +16,64 @@ class NegativeInput(Family):
     mechanism = Mechanism.CONSTRAINT
     layer = Layer.VALIDATION
     cues = ("make sure it's safe with odd numbers", "")
-    intents = (
-        r"\bnegative",
-        r"\bbelow zero",
-        r"\bminus",
-        r"\bless than (zero|0)",
-        r"\bsign\b",
-        r"\bvalidat",
-        r"\bodd numbers",
-        r"\bsafe\b",
-        r"\bedge case",
+    concept = "what the function must do when given a negative number"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\bnegative",
+            r"\bbelow zero",
+            r"\bless than (?:zero|0)\b",
+            r"<\s*0\b",
+            r"\bminus",
+            r"\bsigned\b",
+            r"\bsign\b",
+            r"\bnon-?negative",
+            r"\bpositive (?:only|numbers|integers|ints|values|inputs)",
+            r"\bonly positive",
+            r"\bsafe with odd",
+            r"\babsolute value",
+            r"\babs\(",
+            r"\bunder zero",
+            r"(?<![\w.])-\d+\b",
+            r"\bodd numbers",
+            r"\bnatural numbers?",
+        ),
+        aspects=(
+            r"\bsafe\b",
+            r"\bodd\b",
+            r"\bweird",
+            r"\bstrange",
+            r"\bunusual",
+            r"\bout[- ]of[- ]range",
+            r"\brange\b",
+            r"\bvalidat",
+            r"\bedge cases?",
+        ),
+        subjects=(
+            r"\bnumbers?\b",
+            r"\bvalues?\b",
+            r"\binput",
+            r"\binteger",
+            r"\bint\b",
+            r"\bn\b",
+            r"\bargument",
+        ),
+        ignore=(
+            r"\bnegative (?:outcome|answer|response)",
+            r"\bpositive and (?:the )?negative",
+            r"\bnegative ['\"]",
+            r"\bsign (?:off|up|in)\b",
+            r"\bodd (?:or|and|/) even",
+            r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",
+        ),
+    )
+    exemplars = (
+        "What should happen with a negative number?",
+        "Should negative inputs raise, return None, or be treated as their absolute value?",
+        "Is n always non-negative?",
+        "How should it handle values below zero?",
+        "What do you mean by safe with odd numbers?",
+        "Do I need to guard against a minus sign?",
+        "I'll assume the input is never negative unless you tell me otherwise.",
     )
     question = "What should happen with a negative number?"
     alternatives = (

@@ -1,4 +1,11 @@
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.records import Mechanism
 
 _WORDS = """_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
@@ -34,16 +41,69 @@ class NumberStyle(Family):
     mechanism = Mechanism.POLYSEMY
     layer = Layer.OUTPUT
     cues = ("write the number out my way", "I want the number in report style")
-    intents = (
-        r"\bnumber (style|format)",
-        r"\bin words",
-        r"\bspell",
-        r"\bordinal",
-        r"\bpad",
-        r"\bdigits",
-        r"\breport style",
-        r"\bwrite (the number|it) out",
-        r"how should (the|a) number look",
+    concept = "how the returned number is written (digits, words, an ordinal, padded...)"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\breport style",
+            r"\breport format",
+            r"\bin (?:english )?words\b",
+            r"\bas words\b",
+            r"\bspel(?:l|led|t|ling)(?: it| them| the numbers?)? out\b",
+            r"\bspel(?:led|t)-out",
+            r"\bcomma[- ]grouped",
+            r"\bnumber (?:written|formatted|styled|spelled|displayed|presented)",
+            r"\b(?:write|format|style|present|display|render)\w* (?:the |a |each |that )?(?:number|count|integer)s?\b",
+            r"\bgrouping",
+            r"\bordinal",
+            r"\bzero[- ]?pad",
+            r"\bleading zeros",
+            r"\bpad(?:ded|ding)?\b",
+            r"\bnumerals?\b",
+            r"\broman\b",
+            r"\bthousands? separator",
+            r"\bwrit(?:e|ten|ing) (?:the number |it |them )?out\b",
+            r"\bmy way\b",
+            r"\b\d+(?:st|nd|rd|th)\b",
+            r"\bforty-two|\bforty two",
+            r"\bfixed[- ]width",
+        ),
+        aspects=(
+            r"\bformat",
+            r"\bstyle",
+            r"\blook",
+            r"\bwrit(?:e|ten|ing)",
+            r"\bpresent",
+            r"\bdisplay",
+            r"\brender",
+            r"\brepresent",
+            r"\bdigits",
+            r"\bwords?\b",
+            r"\bstring",
+            r"\btext",
+            r"\bshow",
+        ),
+        subjects=(
+            r"\bnumbers?\b",
+            r"\binteger",
+            r"\bint\b",
+            r"\bnumeric",
+            r"\bcount\b",
+            r"\bfigure",
+            r"\b\d+\b",
+        ),
+        ignore=(
+            r"\bspel(?:l|led|t)? out (?:what|how|which|exactly|for me|the (?:rule|meaning))",
+            r"\bnumber of (?:arguments|parameters|items|elements|records|calls|words|digits)",
+        ),
+    )
+    exemplars = (
+        "How should the number be written in your report style?",
+        "Do you want the number as digits, spelled out in words, or something else?",
+        "Should the result be an ordinal like 3rd?",
+        "Should I zero-pad the number?",
+        "What does writing the number out your way mean?",
+        "Should the count come back as an int or as text?",
+        "I'll return the plain integer unless your report style needs something else.",
     )
     question = "What does the number look like in your report style: digits, words, something else?"
     alternatives = (

@@ -1,4 +1,4 @@
-from capabench.conventions.base import Alternative, Family, Fn, Layer, Layered, register
+from capabench.conventions.base import Alternative, Family, Fn, Layer, Layered, Vocabulary, register
 from capabench.conventions.shape import Call
 from capabench.records import Mechanism
 
@@ -9,16 +9,68 @@ class PackedArgs(Family):
     mechanism = Mechanism.STRUCTURAL
     layer = Layer.BATCH
     cues = ("hook it up to my usual call", "it has to fit how I always call these")
-    intents = (
-        r"\bargument",
-        r"\bparam",
-        r"\bsignature",
-        r"\btuple",
-        r"\bbundle",
-        r"\bpass(ed|ing)?\b.*\b(in|to)\b",
-        r"how (do|will|would) you call",
-        r"\bunpack",
-        r"\bpositional",
+    concept = "how the user passes the arguments: separately as in the signature, or bundled into one value (which kind)"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\busual call",
+            r"\bhow (?:i|you|we) (?:always|usually|normally|typically) call",
+            r"\bcall site",
+            r"\bcalling (?:convention|code|pattern|style)",
+            r"\bhow (?:do|will|would|does|did|are|is) (?:you|they|we|i|your code|callers?|it|this|the function)\b.{0,25}\b(?:call(?:ed|ing)?|invok\w*)\b",
+            r"\binvocation",
+            r"\bunpack",
+            r"\bbundl",
+            r"\bpositional",
+            r"\bkeyword (?:arg|argument|param)",
+            r"\b\*\*?kwargs|\b\*args",
+            r"\b(?:individual|distinct|multiple) (?:arguments|args|parameters|params)\b",
+            r"\bone (?:combined|packed) (?:value|object|argument)",
+            r"\bseparate (?:arguments|args|parameters|params|values)",
+            r"\bpacked\b",
+            r"\bsplat",
+            r"\b(?:single|one) (?:tuple|dict|dictionary|object|argument|parameter|param|arg|bundle|struct)\b",
+            r"\bhooks? (?:it )?up\b",
+        ),
+        aspects=(
+            r"\bsignature\b",
+            r"\barguments?\b",
+            r"\bargs?\b",
+            r"\bparam(?:eter)?s?\b",
+            r"\binputs\b",
+        ),
+        subjects=(
+            r"\bpass",
+            r"\bbundle",
+            r"\bseparate",
+            r"\btogether",
+            r"\btuple",
+            r"\bdict",
+            r"\bsingle\b",
+            r"\bone\b",
+            r"\bshape\b",
+            r"\bform\b",
+            r"\bgroup",
+            r"\bwrap",
+            r"\bsupply",
+            r"\bprovide",
+            r"\bcall",
+            r"\bhand",
+            r"\bgive",
+        ),
+        ignore=(
+            r"\bwhat should (?:i|we) call\b",
+            r"\bcall (?:it|this|the function|them)\b(?! with)(?=.{0,30}(?:name|\?|$))",
+            r"\b(?:is|are|if|when) (?:the )?(?:argument|input|parameter|arg)s? (?:is |are )?(?:none|null|missing|negative|empty|invalid)",
+        ),
+    )
+    exemplars = (
+        "How do you usually call it: with separate arguments, or with everything bundled into one value?",
+        "Do you pass the parameters as one tuple, one dict, or individually?",
+        "What does your usual call look like?",
+        "Should the function take a single argument holding all the inputs?",
+        "Do you call it with keyword arguments or positionally?",
+        "How will your code invoke this function?",
+        "I'll keep the signature as written, with separate arguments, unless your usual call differs.",
     )
     question = "How do you call it: separate arguments, or everything bundled into one value?"
     alternatives = (

@@ -1,4 +1,12 @@
-from capabench.conventions.base import Alternative, Check, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Check,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.records import Mechanism
 
 _WRITE = {
@@ -19,15 +27,69 @@ class ResultFile(Family):
     mechanism = Mechanism.SYSTEM_BOUNDARY
     layer = Layer.LOGGING
     cues = ("I'll check the result where I always look", "leave the result where I can find it")
-    intents = (
-        r"\bfile",
-        r"\bsave",
-        r"\bwrite",
-        r"\bdisk",
-        r"\bstore",
-        r"\bpersist",
-        r"where (do|will|would|can) you (look|find|check)",
-        r"\bwhere\b.*\bresult",
+    concept = (
+        "where the result must be left (saved somewhere) for the user to find it, and in what form"
+    )
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\bfiles?\b",
+            r"\bsav(?:e|ed|ing)\b",
+            r"\bdisk\b",
+            r"\bpersist",
+            r"\bwhere (?:i|you) (?:always |usually |normally )?(?:look|check|find)",
+            r"\bwhere (?:do|will|would|can|should|does) (?:you|i|it|they)\b.{0,25}\b(?:look|find|check|pick|leave|go|end up|land|put)",
+            r"\bleave (?:it|the result|the output|results)\b(?! (?:off|out|as|alone|be))",
+            r"\bwhere (?:i|you) can find",
+            r"\bworking dir",
+            r"\bcwd\b",
+            r"\bfolder",
+            r"\bdirectory",
+            r"\b\w+\.(?:json|txt|log|csv|out)\b",
+            r"\bdump (?:it|the result|to)",
+            r"\bon disk",
+            r"\boutput (?:path|location|destination)",
+        ),
+        aspects=(
+            r"\bwrit(?:e|es|ten|ing)\b",
+            r"\bstor(?:e|ed|ing)\b",
+            r"\bput\b",
+            r"\bkeep\b",
+            r"\bpath\b",
+            r"\bdrop\b",
+            r"\bexport",
+            r"\blocation",
+            r"\bsomewhere",
+        ),
+        subjects=(
+            r"\bresult",
+            r"\boutput",
+            r"\bsomewhere",
+            r"\bwhere",
+            r"\bdisk",
+            r"\blocation",
+            r"\bthem\b",
+        ),
+        ignore=(
+            r"\b(?:existing|own|code|helper|utils?) files?\b",
+            r"\bfile of (?:helpers|utilities|functions)",
+            r"\b(?:read|load|loaded|come|comes|coming|straight|parsed|fed)\b.{0,30}\bfiles?\b",
+            r"\b(?:separate|new|same|this|source|test|python|module|config|requirements|setup)\s+files?\b",
+            r"\b\w+\.py\b",
+            r"\bfile (?:name|structure) of the (?:module|code)",
+            r"\bwrite (?:the |this |a |it as a )?(?:function|code|tests?|docstring|implementation|helper|version)",
+            r"\bsave (?:time|memory|you)",
+            r"\bkeep (?:it|things|the code) (?:simple|short|clean|readable)",
+            r"\bstore (?:intermediate|temporary|them in a)",
+        ),
+    )
+    exemplars = (
+        "Where do you look for the result: should the function save it somewhere?",
+        "Should I write the result to a file, and which one?",
+        "Do you want the output persisted to disk?",
+        "Where should the result end up so you can find it?",
+        "What file name and format should the saved result have?",
+        "Should it store the result in the working directory?",
+        "I'll just return the value without writing any files, unless you expect it somewhere.",
     )
     question = (
         "Where do you look for the result: should the function save it somewhere, and in what form?"

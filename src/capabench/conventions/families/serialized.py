@@ -1,6 +1,13 @@
 import json
 
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.records import Mechanism
 
 
@@ -10,11 +17,61 @@ class Serialized(Family):
     mechanism = Mechanism.CONVERSATIONAL
     layer = Layer.ENVELOPE
     cues = ("send it in the format we settled on", "give it back in our usual format")
-    intents = (
-        r"\bserial", r"\brepr\b", r"\bsettle", r"\bencod", r"\bwhich format\b",
-        r"\b(result|output|return|back)\b.{0,30}\b(string|text|format|json)\b",
-        r"\b(string|text|format|json)\b.{0,30}\b(result|output|return|back)\b",
-    )  # fmt: skip
+    concept = "the text format the returned value is serialized to"
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\bserializ",
+            r"\brepr\b",
+            r"\bjson\.dumps|\bdumps\b",
+            r"\bencod(?:e|ed|ing)\b",
+            r"\bsettled",
+            r"\busual format",
+            r"\bour (?:usual |agreed )?format",
+            r"\bstringif",
+            r"\bstring (?:form|representation|version)",
+            r"\bliteral text",
+            r"\bpython literal",
+            r"\bas (?:a )?(?:json )?text\b",
+            r"\bjson (?:string|text|back|output)",
+        ),
+        aspects=(
+            r"\bjson\b",
+            r"\bstring\b",
+            r"\bstr\b",
+            r"\btext\b",
+            r"\bformat",
+            r"\byaml\b",
+            r"\bpickle",
+        ),
+        subjects=(
+            r"\breturn",
+            r"\bresult",
+            r"\boutput",
+            r"\bback\b",
+            r"\bsend",
+            r"\bgive",
+            r"\bhand",
+            r"\bproduce",
+            r"\bemit",
+        ),
+        ignore=(
+            r"\b(?:string|text)\b.{0,40}\b(?:passed|given|received|gets passed|comes in)",
+            r"\b(?:input|argument|incoming|arrive|parse|comes? in|passed in)\w*\b.{0,30}\b(?:json|string|text|format|str)\b",
+            r"\b(?:json|string|text|format|str)\b.{0,20}\b(?:input|argument|arrive|parse)",
+            r"\bformat of the (?:input|data|numbers|list)",
+            r"\b(?:number|report|date|log)[- ](?:format|style)",
+            r"\bformat(?:ted|ting)? (?:the |a )?(?:number|log|line|message|code)",
+        ),
+    )
+    exemplars = (
+        "Which format did we settle on for the result?",
+        "Should the result come back as JSON text or as a Python value?",
+        "Do you want the output serialized, and how?",
+        "Should I return repr() of the value?",
+        "What text format should the return value use?",
+        "Should it return a string instead of the raw object?",
+        "I'll return the Python object itself unless our usual format is a string.",
+    )
     question = "Which format did we settle on for the result?"
     alternatives = (
         Alternative(

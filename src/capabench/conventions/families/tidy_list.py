@@ -2,6 +2,7 @@ from capabench.conventions.base import (
     Alternative,
     Family,
     Layer,
+    Vocabulary,
     register,
     same_signature,
     tells_apart,
@@ -21,16 +22,65 @@ class TidyList(Family):
     mechanism = Mechanism.POLYSEMY
     layer = Layer.OUTPUT
     cues = ("give it back tidy", "and keep the result tidy")
-    intents = (
-        r"\bsort",
-        r"\border(ed|ing)?\b",
-        r"duplicat",
-        r"\bdedup",
-        r"\bunique",
-        r"\btidy",
-        r"ascend",
-        r"descend",
-        r"\brepeat",
+    concept = 'what "tidy" means for the returned list: its order and what happens to duplicates'
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\btidy",
+            r"\bsort(?!\s+of\b)",
+            r"\bdedup",
+            r"\bde-dup",
+            r"duplicat",
+            r"\bunique",
+            r"\bascend",
+            r"\bdescend",
+            r"\b(?:increasing|decreasing|reverse|sorted|natural) order",
+            r"\bdistinct\b",
+            r"\brepeat(?:s|ed|ing)? (?:values|items|elements|entries|ones)",
+            r"first (?:seen|appear|occurrence)",
+            r"\b(?:keep|preserve|retain)\w* (?:the )?(?:original |input |insertion )?order",
+            r"\bsmallest first|\blargest first|\bhighest first|\blowest first",
+        ),
+        aspects=(
+            r"\border",
+            r"\barrang",
+            r"\brepeat",
+            r"\bset\b",
+            r"\bsequence\b",
+            r"\bdoubles?\b",
+            r"\bclean ?up",
+        ),
+        subjects=(
+            r"\blist",
+            r"\bresult",
+            r"\boutput",
+            r"\belement",
+            r"\bitems?\b",
+            r"\bvalues",
+            r"\bentries",
+            r"\breturn",
+            r"\bcome back",
+            r"\bnumbers",
+        ),
+        ignore=(
+            r"in order to",
+            r"\btidy (?:up )?(?:the |this )?(?:code|implementation|function|solution|it up)",
+            r"\b(?:keys|imports) (?:be |are |get )?sorted",
+            r"\bsort(?:ed|ing)? (?:the )?(?:keys|imports)",
+            r"\bsort_keys",
+            r"\bin the same order (?:as|they)",
+            r"order of (?:the )?(?:arguments|parameters|params|args|calls|operations)",
+            r"\b(?:argument|parameter|param|call|execution|log|evaluation) order",
+        ),
+    )
+    exemplars = (
+        "Should the returned list be sorted, and with or without duplicates?",
+        "What does tidy mean for the result list?",
+        "Do you want repeated values dropped from the output?",
+        "In which order should the elements come back?",
+        "Should I keep the original order or sort it?",
+        "Ascending or descending order for the list?",
+        "Is it fine if the result contains duplicates?",
+        "I'll sort the result and remove duplicates unless you say otherwise.",
     )
     question = "When you say tidy, do you want the list sorted (which way?) and duplicates removed?"
     alternatives = (

@@ -1,4 +1,11 @@
-from capabench.conventions.base import Alternative, Family, Layer, register, same_signature
+from capabench.conventions.base import (
+    Alternative,
+    Family,
+    Layer,
+    Vocabulary,
+    register,
+    same_signature,
+)
 from capabench.records import Mechanism
 
 _BODIES = {
@@ -14,15 +21,59 @@ class YesNo(Family):
     mechanism = Mechanism.POLYSEMY
     layer = Layer.OUTPUT
     cues = ("just give me a plain yes or no", "I only need a yes/no answer")
-    intents = (
-        r"\byes\b",
-        r"\bno\b.*\banswer",
-        r"\bbool",
-        r"true\b.*false",
-        r"\bflag",
-        r"\bplain\b",
-        r"y/n",
-        r"1/0|0/1",
+    concept = (
+        "how a plain yes/no answer is represented in the return value (its type and literal values)"
+    )
+    vocabulary = Vocabulary(
+        anchors=(
+            r"\byes\b",
+            r"\by/n\b",
+            r"\bbool(?:ean)?s?\b",
+            r"\btrue\b.{0,20}\bfalse\b",
+            r"\bfalse\b.{0,20}\btrue\b",
+            r"\b1\s*(?:/|or)\s*0\b",
+            r"\b0\s*(?:/|or)\s*1\b",
+            r"\btruthy",
+            r"\bfalsy",
+            r"\bplain (?:answer|yes|no)",
+            r"['\"][yn]['\"]\s*(?:/|or|and|,)\s*['\"][yn]['\"]",
+            r"\bthe letters? y\b",
+        ),
+        aspects=(
+            r"\bplain\b",
+            r"\btrue\b",
+            r"\bfalse\b",
+            r"\bflag\b",
+            r"\bverdict",
+            r"\b(?:positive|negative) (?:answer|case|result)",
+            r"\bmatch(?:es)? or not",
+            r"\b(?:represent|look like|express|encode|literal)",
+        ),
+        subjects=(
+            r"\banswer",
+            r"\bresult",
+            r"\breturn",
+            r"\boutput",
+            r"\bvalue",
+            r"\bmean",
+            r"\bno\b",
+            r"\bcheck",
+            r"\bpredicate",
+            r"\bcome back",
+        ),
+        ignore=(
+            r"\bplain (?:text|python|function|list|dict|string|tuple|value|english|language|code|old|loop|file)",
+            r"\byes,? (?:i|we|that|this|it)\b(?! should)",
+        ),
+    )
+    exemplars = (
+        "What should a plain yes or no look like: True/False, 'yes'/'no', 1/0?",
+        "Should it return a boolean or a string?",
+        "How do you want the yes/no answer represented?",
+        "Is True/False fine for the answer?",
+        "Do you want 'Y' and 'N' instead of a bool?",
+        "Should a match come back as 1 and a non-match as 0?",
+        "I'll return a Python bool unless plain means something else for you.",
     )
     question = "What exactly should a plain yes or no look like in the return value?"
     alternatives = (

@@ -1,0 +1,50 @@
+"""What intent recognition returns, and the protocol every matcher meets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Candidate(BaseModel):
+    """A family a question may be about, with the matcher's score and its evidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    family: str
+    score: float
+    evidence: str = ""
+
+
+class QuestionReading(BaseModel):
+    """One asking sentence: the session's families it targets, and the best candidate over
+    every family (what a second opinion starts from when the question revealed nothing)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    targets: tuple[str, ...] = ()
+    best: Candidate | None = None
+
+
+class Reading(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    matcher: str
+    questions: tuple[QuestionReading, ...] = ()
+    note: str = Field(default="", description="e.g. why the llm matcher fell back to rules")
+
+    def targets(self, families: Sequence[str]) -> list[str]:
+        """The families targeted by any question, in the order of `families`."""
+        hit = {f for q in self.questions for f in q.targets}
+        return [f for f in families if f in hit]
+
+
+class IntentMatcher(Protocol):
+    name: str
+
+    def read(self, message: str, families: Sequence[str]) -> Reading:
+        """Which of `families` (the session's) the message's questions target."""
+        ...

@@ -1,0 +1,199 @@
+"""Reading an assistant message as a person does: its prose (code blocks aside), split into
+sentences that survive abbreviations, inline code and lists, and the sentences that ask
+something of the user, each with the earlier sentences it may refer back to.
+
+What counts as asking: a question (a question mark, or an interrogative opening when the
+writer drops it), a request to clarify or confirm ("let me know...", "please confirm..."),
+and an assumption stated for the user to confirm or correct ("I'll assume X unless you say
+otherwise", "Going with X; shout if not"). An item of a list introduced as questions
+("A few things to confirm:") asks too."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
+_INLINE = re.compile(r"`[^`\n]*`")
+# Periods that don't end a sentence: abbreviations and initialisms ("e.g.", "i.e.", "etc.").
+_ABBREVIATION = re.compile(
+    r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|viz|a\.k\.a|w\.r\.t|no|fig|eq|mr|mrs|ms|dr|jr|sr)\.",
+    re.I,
+)
+_MARK = "\x00"  # stands in for a protected period or question mark until the split is done
+_BOUNDARY = re.compile(r"(?<=[.?!])[\"')\]]*\s+")
+_BULLET = re.compile(r"^\s*(?:[-*•+]|\(?\d+[.)]|\(?[a-z][.)](?=\s))\s*", re.I)
+_INTERROGATIVE = re.compile(
+    r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
+    r"(?:should|shall|do|does|did|what|what's|whats|which|how|where|when|why|who|whom|whose|can|could|"
+    r"would|will|is|isn't|are|aren't|am|was|were|has|have|any|may|might|must|need|want|wanna|"
+    r"u want|you want|ur|r u|is it|are we|did we|were you|do we|do i|shd)\b",
+    re.I,
+)
+_REQUEST = re.compile(
+    r"\b(?:let me know|lmk|tell me|tell us|give me|send me|say so|ping me|"
+    r"please (?:confirm|clarify|specify|explain|advise|say|share|check|describe|elaborate|indicate|state|list|note|give|provide|pick|choose)|"
+    r"(?:can|could|would) you (?:confirm|clarify|specify|explain|say|share|tell|check|point|describe|remind|spell)|"
+    r"remind me|confirm (?:that|whether|if|what|which|how|the)|clarify (?:what|whether|if|which|how|the)|"
+    r"(?:i'd|i would|i need to|i want to|i'd like to|i wanted to|want to) (?:know|check|confirm|clarify|understand|make sure|double.check)|"
+    r"wondering|not (?:sure|clear) (?:what|whether|if|which|how|about|where)|unclear (?:what|whether|if|which|how)|"
+    r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
+    r"need (?:a|your) (?:decision|answer|input|call)|your call on|fill me in|walk me through|"
+    r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|if not\b|"
+    r"unless (?:you|told|i hear|otherwise|that)|otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
+    r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
+    r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
+    r"right\?|correct\?|ok\?|okay\?)",
+    re.I,
+)
+# An interrogative anywhere: inverted ("by clean do u mean..."), or a wh-word before an
+# auxiliary ("where is that exactly"); a bare alternative ("digits or words for the number").
+_INVERTED = re.compile(
+    r"\b(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|must)\s+(?:u|you|i|we|it|they|this|that|these|those|ur|your code)\b"
+    r"|\b(?:what|which|where|how|whether|when)\b(?:\s+[\w'-]+){0,3}?\s+(?:is|are|do|does|did|should|would|will|can|could|shall)\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b"
+    r"|^(?:quick )?q\b|^question\b|\b(?:how|what|which|where) exactly\b",
+    re.I,
+)
+_ALTERNATIVE = re.compile(
+    r"^(?!(?:i|i'm|i've|i'll|i'd|it|it's|its|this|that|here|here's|we|we'll|the function|my|our|you|your|there|so|now|then|note|some|a|an)\b)"
+    r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had)\b)"
+    r"[\w'\"`/(),.\- ]{1,60}?\bor\b",
+    re.I,
+)
+_ALTERNATIVE_WORDS = 10  # a bare alternative is short ("json string or python object back")
+# What the assistant plans or did: asking when the message invites correction anywhere.
+_PLAN = re.compile(
+    r"^(?:so |ok |okay |for now,? |by default,? |currently,? |right now,? )?(?:i'll|i will|i'm going to|i am going to|going to|gonna|i've|i have|"
+    r"i went with|i chose|i picked|i made|i kept|i used|i wrote|i wrapped|i set|i added|i return|as written|this version|the draft|my draft|"
+    r"it (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts)|the function (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts))\b",
+    re.I,
+)
+_INVITES = re.compile(
+    r"\b(?:correct me|if i'm wrong|if that's wrong|if not\b|unless|otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
+    r"let me know|lmk|tell me|say so|give me|if you(?:'d)? (?:prefer|rather|want|need|meant|mean|use|expect|call|pass|watch|look)|if that's not|if this isn't|"
+    r"if (?:it|they|that) (?:should|needs|has to|isn't|is not)|happy to (?:change|switch|adjust)|(?:i can|i'll|easy to) (?:change|switch|adjust|adapt))",
+    re.I,
+)
+_ASSUMPTION = re.compile(
+    r"\b(?:assum(?:e|es|ed|ing|ption)|presum(?:e|ing)|i'll go with|i will go with|going with|defaulting to|"
+    r"by default i'll|i'm treating|i am treating|i'll treat|i'm taking|i'll take .{0,40} to mean|"
+    r"my (?:guess|reading|understanding|interpretation|assumption) is|i read .{0,40} as|i'm reading|"
+    r"i take it|i gather|i understand (?:that|it)|i suppose|i'd go with|i'm inclined to|"
+    r"(?:i'm|i am) planning to|my plan is|i plan to|i'll default|for now i'll)",
+    re.I,
+)
+_ASKING_HEADER = re.compile(
+    r"\b(?:question|clarif|confirm|check|know|unclear|open point|need to|decide|ask|wonder|unsure|assum|before i)\w*",
+    re.I,
+)
+# A sentence that leans on an earlier one for what it asks about.
+_REFERS_BACK = re.compile(
+    r"\b(?:that|this|those|these|it|them|which one|what you (?:said|meant|mentioned|wrote)|you said|you mentioned|"
+    r"earlier|above|before|last time|as usual|the usual|same as|like we|we agreed|we said|we settled|mean by|meant by)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A sentence that asks the user something, with what it may refer back to: the two
+    sentences before it or, for a list item, the list's heading."""
+
+    text: str
+    context: str = ""
+
+    @property
+    def refers_back(self) -> bool:
+        """It points at something said before, or is too short to say anything itself
+        ("lmk", "Thoughts?", "Correct me if not.")."""
+        return bool(_REFERS_BACK.search(self.text)) or len(self.text.split()) <= 5
+
+
+def prose(message: str) -> str:
+    """The message without its code blocks (a blank line where each was)."""
+    return _FENCED.sub("\n\n", message)
+
+
+def _protect(text: str) -> str:
+    text = _INLINE.sub(lambda m: m.group(0).replace(".", _MARK).replace("?", "\x01"), text)
+    return _ABBREVIATION.sub(lambda m: m.group(0).replace(".", _MARK), text)
+
+
+def _restore(text: str) -> str:
+    return text.replace(_MARK, ".").replace("\x01", "?")
+
+
+def _lines(paragraph: str) -> list[tuple[str, bool]]:
+    """The paragraph's logical lines (hard-wrapped prose joined), each with whether it is a
+    list item."""
+    out: list[tuple[str, bool]] = []
+    for raw in paragraph.split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        item = bool(_BULLET.match(line)) and not line.startswith("**")
+        text = _BULLET.sub("", line).strip() if item else line.lstrip("#> ").strip()
+        if not text:
+            continue
+        if (
+            out
+            and not item
+            and text[:1].islower()
+            and not out[-1][0].endswith((".", "?", "!", ":"))
+        ):
+            out[-1] = (out[-1][0] + " " + text, out[-1][1])
+        else:
+            out.append((text, item))
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a piece of prose, abbreviations and inline code kept whole."""
+    found = []
+    for piece in _BOUNDARY.split(_protect(text)):
+        piece = _restore(piece).strip()
+        if piece:
+            found.append(piece)
+    return found
+
+
+def asks(sentence: str, *, invited: bool = False) -> bool:
+    """Does this sentence ask something of the user? `invited`: the message invites
+    correction somewhere, so what the assistant says it will do is put up for confirmation."""
+    s = sentence.strip()
+    return bool(
+        "?" in _INLINE.sub("", s)
+        or _INTERROGATIVE.match(s)
+        or _INVERTED.search(s)
+        or _REQUEST.search(s)
+        or _ASSUMPTION.search(s)
+        or (_ALTERNATIVE.match(s) and len(s.split()) <= _ALTERNATIVE_WORDS)
+        or (invited and _PLAN.match(s))
+    )
+
+
+def questions_of(message: str) -> list[Question]:
+    """The sentences of a message that ask the user something, code blocks left out."""
+    found: list[Question] = []
+    earlier: list[str] = []
+    text = prose(message)
+    invited = bool(_INVITES.search(text))
+    for paragraph in re.split(r"\n\s*\n", text):
+        heading = ""
+        for line, item in _lines(paragraph):
+            if not item:
+                heading = line if line.endswith(":") else ""
+            listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
+            for sentence in sentences(line):
+                if listed or asks(sentence, invited=invited):
+                    if item and heading:  # a list's heading names what its items ask about
+                        found.append(Question(f"{heading} {sentence}", ""))
+                    else:
+                        found.append(Question(sentence, " ".join(earlier[-2:])))
+                earlier.append(sentence)
+    return found
+
+
+def questions(message: str) -> list[str]:
+    """The question-like sentences of a message (their text), code blocks left out."""
+    return [q.text for q in questions_of(message)]
