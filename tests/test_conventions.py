@@ -25,7 +25,7 @@ def test_registry_covers_every_mechanism_twice():
     assert set(per_mechanism) == set(Mechanism) and min(per_mechanism.values()) >= 2
     for family in REGISTRY.values():
         assert len(family.alternatives) >= 2
-        assert family.question and family.intents
+        assert family.question and family.concept and family.vocabulary.anchors and family.exemplars
         statements = [a.statement for a in family.alternatives]
         assert len(set(statements)) == len(statements)
         if family.mechanism == Mechanism.HABITUAL:

@@ -28,7 +28,7 @@ class Batch(Family):
             r"\bvectori[sz]",
             r"\bmap (?:it )?over",
             r"\b(?:many|multiple|several|lots of) (?:inputs|items|rows|records|calls|values|entries|cases|sets)",
-            r"\b(?:whole|entire) (?:collection|list|dataset|set|batch)",
+            r"\b(?:whole|entire) (?:collection|dataset|batch)",
             r"\bdataset\b",
             r"\brows\b",
             r"\b(?:list|collection|iterable|sequence|dict|mapping) of (?:inputs|items|argument|arguments|args|calls|tuples|dicts|records|rows|entries)",

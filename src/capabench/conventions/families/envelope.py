@@ -25,6 +25,7 @@ class Envelope(Family):
     vocabulary = Vocabulary(
         anchors=(
             r"\benvelope",
+            r"\b(?:un)?wrap(?:s|ped|per|ping)?\b",
             r"\bagreed",
             r"\bagree on",
             r"\blike we said",
@@ -42,11 +43,10 @@ class Envelope(Family):
             r"\b\(\s*(?:value|result|v)\s*,\s*(?:error|err|none)\s*\)",
             r"\b(?:result|value)[- ]error (?:pair|tuple)",
             r"\bbare (?:value|result)",
-            r"\bjust the (?:raw )?(?:value|result)",
             r"\bsend (?:it )?back like",
         ),
         aspects=(
-            r"\bwrap(?:s|ped|per|ping)?\b",
+            r"\bjust the (?:raw )?(?:value|result)",
             r"\bcontainer",
             r"\bshape",
             r"\bstructure",
@@ -72,7 +72,9 @@ class Envelope(Family):
             r"\bresponse",
         ),
         ignore=(
+            r"\bwrap\w* (?:the |it |this |that )?(?:implementation|code|function|logic|call|body|loop)?\s*(?:in|into) (?:a |an )?(?:class|module|helper|try|main|decorator|lambda)",
             r"\bbatch wrapper",
+            r"\bwrap\w* (?:in|into) (?:one|a single) (?:value|object|parameter|argument|tuple|dict|container)",
             r"\bwrapper (?:like|function|around)",
             r"\bwrap(?:ped|ping)? (?:the |both |all )?(?:inputs|arguments|args|parameters|params)",
             r"\btuple of (?:arguments|args|parameters|params|inputs)",

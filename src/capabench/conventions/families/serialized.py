@@ -31,7 +31,6 @@ class Serialized(Family):
             r"\bstring (?:form|representation|version)",
             r"\bliteral text",
             r"\bpython literal",
-            r"\bas (?:a )?(?:json )?text\b",
             r"\bjson (?:string|text|back|output)",
         ),
         aspects=(

@@ -62,6 +62,7 @@ class TidyList(Family):
             r"\bnumbers",
         ),
         ignore=(
+            r"\b(?:keep|make) (?:the |this |my )?(?:test |code |source )?(?:file|code|tests?|module|repo|imports) tidy",
             r"in order to",
             r"\btidy (?:up )?(?:the |this )?(?:code|implementation|function|solution|it up)",
             r"\b(?:keys|imports) (?:be |are |get )?sorted",

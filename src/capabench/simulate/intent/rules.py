@@ -71,7 +71,7 @@ def candidates(text: str) -> list[Candidate]:
     family is named outright, and then only the family with the most of them: a question
     that names one concept ("which letter case for the returned string?") is about that
     concept, not about every family "string" could serve."""
-    lowered = _IDENTIFIER.sub(" ", text.lower())
+    lowered = _IDENTIFIER.sub(" ", text.lower()).replace("`", "")
     scored = {f: score(f, lowered) for f in REGISTRY}
     focused = any(strong for strong, _, _ in scored.values())
     top_weak = max((weak for strong, weak, _ in scored.values() if not strong), default=0.0)

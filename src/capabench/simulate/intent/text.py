@@ -27,7 +27,7 @@ _INTERROGATIVE = re.compile(
     r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
     r"(?:should|shall|do|does|did|what|what's|whats|which|how|where|when|why|who|whom|whose|can|could|"
     r"would|will|is|isn't|are|aren't|am|was|were|has|have|any|may|might|must|need|want|wanna|"
-    r"u want|you want|ur|r u|is it|are we|did we|were you|do we|do i|shd)\b",
+    r"u want|you want|ur|r u|is it|are we|did we|were you|do we|do i|shd|wat|wot|wut)\b",
     re.I,
 )
 _REQUEST = re.compile(
@@ -43,6 +43,10 @@ _REQUEST = re.compile(
     r"unless (?:you|told|i hear|otherwise|that)|otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
     r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
+    r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise)\b|"
+    r"\bsay (?:if|whether|which|what|how)\b|\b(?:rename|change|adjust|override|swap|switch) (?:it |this |that )?if\b|"
+    r"\b(?:can't|cannot|can not|couldn't|don't|do not) (?:guess|infer|tell|know|work out|figure out|determine)\b|"
+    r"\bwhat (?:isn't|is not|wasn't) (?:specified|clear|stated|given|said)|\b(?:u|ya) (?:want|need|wanna)\b|"
     r"right\?|correct\?|ok\?|okay\?)",
     re.I,
 )
