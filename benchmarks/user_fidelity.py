@@ -1,9 +1,10 @@
 """How faithfully the simulated user reads questions, per matcher and family, on the
-public paraphrase bank (tests/data/user_questions: `tune` was used to write the rules,
-`heldout` was not), and the time per respond().
+public paraphrase bank (tests/data/user_questions, each part written independently of the
+matchers by a separate writer: `tune` and `dev` were used to write the rules, `heldout` was
+never looked at), and the time per respond().
 
     python benchmarks/user_fidelity.py [--matchers rules,semantic] [--user-model local]
-        [--bank FILE ...] [--per-side N] [--show-misses]
+        [--bank FILE ...] [--per-side N] [--limit N] [--show-misses]
 """
 
 from __future__ import annotations
@@ -52,15 +53,18 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--matchers", default="rules")
-    parser.add_argument("--bank", action="append", help="a bank file (default: tune and heldout)")
+    parser.add_argument("--bank", action="append", help="a bank file (default: tune, dev, heldout)")
     parser.add_argument("--user-model", help="the llm matcher's model, e.g. local")
     parser.add_argument(
         "--per-side", type=int, help="sample this many users per side (slow matchers)"
     )
+    parser.add_argument("--limit", type=int, help="an even spread of this many messages per bank")
     parser.add_argument("--show-misses", action="store_true")
     args = parser.parse_args()
     banks = (
-        [Path(b) for b in args.bank] if args.bank else [BANKS / "tune.json", BANKS / "heldout.json"]
+        [Path(b) for b in args.bank]
+        if args.bank
+        else [BANKS / f"{n}.json" for n in ("tune", "dev", "heldout")]
     )
     model = None
     if args.user_model:
@@ -75,6 +79,8 @@ def main() -> None:
         matcher = make_matcher(name, model=model)
         for path in banks:
             bank = load_bank(path)
+            if args.limit and args.limit < len(bank):
+                bank = [bank[i * len(bank) // args.limit] for i in range(args.limit)]
             start = time.perf_counter()
             fid = measure(matcher, bank, per_side=args.per_side)
             took = time.perf_counter() - start

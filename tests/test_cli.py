@@ -94,3 +94,26 @@ def test_tasks_list_and_bad_source(tmp_path):
     bad.write_text("{oops\n")
     result = runner.invoke(app, ["tasks", "list", "--source", str(bad)])
     assert result.exit_code == 2 and "bad.jsonl:1: invalid JSON" in result.output
+
+
+def _commands(group, prefix=()):
+    import typer.main
+
+    command = typer.main.get_command(group)
+    for name, sub in getattr(command, "commands", {}).items():
+        yield (*prefix, name)
+        if hasattr(sub, "commands"):
+            yield from ((*prefix, name, inner) for inner in sub.commands)
+
+
+def test_every_commands_help_renders():
+    """Help texts are plain text: `local[/<gguf>]` once crashed `run --help` as rich markup."""
+    from typer.testing import CliRunner
+
+    from capabench.cli import app
+
+    commands = list(_commands(app))
+    assert ("run",) in commands and ("swe", "batch") in commands
+    for command in [(), *commands]:
+        out = CliRunner().invoke(app, [*command, "--help"])
+        assert out.exit_code == 0 and "Usage" in out.output, (command, out.output[-500:])

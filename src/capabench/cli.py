@@ -21,9 +21,15 @@ from capabench.records import Task, Verdict
 from capabench.tasks import TaskFileError, load_tasks
 
 app = typer.Typer(
-    help="capabench: personalized-ambiguity benchmarks for coding assistants.", no_args_is_help=True
+    rich_markup_mode=None,  # help texts are plain: "local[/<gguf>]" is not markup
+    help="capabench: personalized-ambiguity benchmarks for coding assistants.",
+    no_args_is_help=True,
 )
-tasks_app = typer.Typer(help="Task sources: list and verify them.", no_args_is_help=True)
+tasks_app = typer.Typer(
+    rich_markup_mode=None,  # help texts are plain: "local[/<gguf>]" is not markup
+    help="Task sources: list and verify them.",
+    no_args_is_help=True,
+)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(swe_app, name="swe")
 

@@ -13,7 +13,9 @@ from rich.table import Table
 from capabench.cli_errors import console, fail
 from capabench.swe.harness_images import DEFAULT_BASE_IMAGE
 
-swe_app = typer.Typer(help="The ask-or-guess arm: coding agents on ambiguous vs full issues.",
+swe_app = typer.Typer(
+    rich_markup_mode=None,  # help texts are plain: "local[/<gguf>]" is not markup
+    help="The ask-or-guess arm: coding agents on ambiguous vs full issues.",
                       no_args_is_help=True)  # fmt: skip
 out = Console()
 
