@@ -36,6 +36,7 @@ class InputFormat(Family):
             r"\ba list or (?:a )?(?:string|text)",
             r"\b(?:string|text) or (?:a )?list",
             r"\braw (?:text|string|input|data)",
+            r"\b(?:your|the) (?:data|input|numbers|values) (?:look|looks|arrive|arrives|come|comes)\b",
             r"\bwhere (?:do|does|will) (?:the |your )?(?:numbers|data|values|input) come from",
         ),
         aspects=(

@@ -28,7 +28,7 @@ class Naming(Family):
             r"\brename",
             r"\bpascal ?case",
             r"\bkebab",
-            r"\bwhat (?:should|do|would|shall|will) (?:i|we|you) (?:call|name) (?:it|this|the function|the def)\b",
+            r"\bw(?:h)?at (?:should|do|would|shall|will) (?:i|we|you) (?:call|name) (?:it|this|the func\w*|the def)\b",
             r"\b(?:name|call) (?:it|this|the function|this function) (?:something|differently|after)\b",
             r"\bkeep (?:the |its |this )?name",
             r"\b(?:should|will|would|must|is) (?:the function|it|this) (?:be )?(?:called|named)\b",

@@ -51,7 +51,7 @@ class NumberStyle(Family):
             r"\bspel(?:l|led|t|ling)(?: it| them| the numbers?)? out (?:in|as) (?:english )?words",
             r"\bspel(?:led|t)-out",
             r"\bcomma[- ]grouped",
-            r"\bnumber (?:written|formatted|styled|spelled|displayed|presented)",
+            r"\bnumber\b.{0,20}\b(?:written|formatted|styled|spelled|displayed|presented|rendered|expressed)\b",
             r"\b(?:write|format|style|present|display|render)\w* (?:the |a |each |that )?(?:number|count|integer)s?\b",
             r"\bordinal",
             r"\bzero[- ]?pad",
@@ -91,7 +91,6 @@ class NumberStyle(Family):
             r"\bnumeric",
             r"\bcount\b",
             r"\bfigure",
-            r"\b\d+\b",
         ),
         ignore=(
             r"\b(?:list|dict|tuple|set|optional|sequence|iterable)\[int\]|\btype hints?\b.{0,40}",

@@ -47,7 +47,7 @@ class YesNo(Family):
             r"\bverdict",
             r"\b(?:positive|negative) (?:answer|case|result)",
             r"\bmatch(?:es)? or not",
-            r"\b(?:represent|look like|express|encode|literal)",
+            r"\b(?:represent|look like|express|encode|literal\b)",
         ),
         subjects=(
             r"\banswer",

@@ -4,6 +4,8 @@ itself and refers back ("What was that?") is read with the sentences before it."
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -18,6 +20,19 @@ _NEAR = 40  # characters between an aspect word and its subject for them to coun
 # snake_case identifiers (the task's function, its parameters) are names, not concept words:
 # `sort_third` is not a question about sorting.
 _IDENTIFIER = re.compile(r"\b(?!snake_case\b)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b")
+# A bare name in backticks is the user's identifier (`unique`, `l`) unless it is Python's own
+# (`None`, `repr`, `print`, `int`), which does say what is asked.
+_CODE_NAME = re.compile(r"`([A-Za-z_]\w*)(?:\(\))?`")
+_PYTHON_NAMES = (
+    frozenset(dir(builtins))
+    | frozenset(keyword.kwlist)
+    | {"json", "logging", "sys", "stderr", "stdout"}
+)
+# Clauses of one sentence that ask separately ("what container..., and how should the number
+# be written?"): a concept named in one doesn't silence the other's generic words.
+_CLAUSE = re.compile(
+    r",?\s+(?:and|but|also|plus|or)\s+(?=(?:how|what|which|where|when|whether|should|do|does|is|are|can|could|would|will|if)\b)|;\s+"
+)
 
 
 @cache
@@ -66,18 +81,40 @@ def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[s
     return list(found.values())
 
 
-def candidates(text: str) -> list[Candidate]:
-    """Every family's score for a text, best first. Generic aspect words decide only when no
-    family is named outright, and then only the family with the most of them: a question
+def _plain(text: str) -> str:
+    text = _CODE_NAME.sub(lambda m: m.group(0) if m.group(1) in _PYTHON_NAMES else " ", text)
+    return _IDENTIFIER.sub(" ", text.lower()).replace("`", "")
+
+
+def candidates(
+    text: str, leaning: dict[str, float] | None = None, names: frozenset[str] = frozenset()
+) -> list[Candidate]:
+    """Every family's score for a text, best first: per clause, the best of its clauses."""
+    best: dict[str, Candidate] = {}
+    for clause in _CLAUSE.split(_plain(text)):
+        for c in _clause_candidates(clause, leaning or {}, names):
+            if c.family not in best or c.score > best[c.family].score:
+                best[c.family] = c
+    return sorted(best.values(), key=lambda c: (-c.score, c.family))
+
+
+def _clause_candidates(
+    lowered: str, leaning: dict[str, float], names: frozenset[str]
+) -> list[Candidate]:
+    """Generic aspect words decide only when no family is named outright, and then only the
+    family with the most of them (ties: the one the message speaks of more): a question
     that names one concept ("which letter case for the returned string?") is about that
     concept, not about every family "string" could serve."""
-    lowered = _IDENTIFIER.sub(" ", text.lower()).replace("`", "")
     scored = {f: score(f, lowered) for f in REGISTRY}
     focused = any(strong for strong, _, _ in scored.values())
-    top_weak = max((weak for strong, weak, _ in scored.values() if not strong), default=0.0)
+    weak_key = {
+        f: (weak, leaning.get(f, 0.0)) for f, (strong, weak, _) in scored.items() if not strong
+    }
+    top_weak = max(weak_key.values(), default=(0.0, 0.0))
     found = []
     for family, (strong, weak, evidence) in scored.items():
-        if not strong and (focused or weak < top_weak):
+        elsewhere = bool(names) and family not in names and weak < 2  # the message is about others
+        if not strong and (focused or elsewhere or weak_key[family] < top_weak):
             weak = min(weak, _ASPECT_ALONE)  # kept as a candidate, never a target
         value = strong + weak
         if value > 0:
@@ -93,13 +130,20 @@ class RulesMatcher:
         asked = questions_of(message)
         # The whole message's leaning: siblings tied in one sentence go to the one the
         # message speaks of more.
-        leaning = {c.family: c.score for c in candidates(" ".join(q.text for q in asked))}
+        leaning = {
+            c.family: c.score for c in candidates(" ".join(f"{q.context} {q.text}" for q in asked))
+        }
+        names = frozenset(
+            f
+            for f in REGISTRY
+            if score(f, _plain(" ".join(f"{q.context} {q.text}" for q in asked)))[0]
+        )
         readings = []
         for question in asked:
-            found = candidates(question.text)
+            found = candidates(question.text, leaning, names)
             elliptical = question.refers_back or len(question.text.split()) <= 5
             if question.context and elliptical and not _targets(found, REGISTRY, leaning):
-                found = candidates(f"{question.context} {question.text}")
+                found = candidates(f"{question.context} {question.text}", leaning, names)
             readings.append(
                 QuestionReading(
                     text=question.text,

@@ -93,7 +93,7 @@ _ASKING_HEADER = re.compile(
 # A sentence that leans on an earlier one for what it asks about.
 _REFERS_BACK = re.compile(
     r"\b(?:that|this|those|these|it|them|which one|what you (?:said|meant|mentioned|wrote)|you said|you mentioned|"
-    r"earlier|above|before|last time|as usual|the usual|same as|like we|we agreed|we said|we settled|mean by|meant by)\b",
+    r"earlier|above|before|last time|as usual|the usual|same as|like we|we agreed|we said|we settled|mean by|meant by|there|so)\b",
     re.I,
 )
 
@@ -110,7 +110,10 @@ class Question:
     def refers_back(self) -> bool:
         """It points at something said before, or is too short to say anything itself
         ("lmk", "Thoughts?", "Correct me if not.")."""
-        return bool(_REFERS_BACK.search(self.text)) or len(self.text.split()) <= 5
+        return (
+            bool(_REFERS_BACK.search(self.text) or _INVITES.search(self.text))
+            or len(self.text.split()) <= 5
+        )
 
 
 def prose(message: str) -> str:
