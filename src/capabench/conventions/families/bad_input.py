@@ -22,6 +22,8 @@ class BadInput(Family):
     vocabulary = Vocabulary(
         anchors=(
             r"\brobust",
+            r"\b(?:input|argument|value|arg|data)s? (?:is|are) (?:missing|absent|not given|not provided)\b",
+            r"\bmissing \(none\)|\(none\)",
             r"\binvalid",
             r"\bbad (?:input|data|value|argument)",
             r"\bnull\b",

@@ -24,7 +24,7 @@ class Serialized(Family):
             r"\brepr\b",
             r"\bjson\.dumps|\bdumps\b",
             r"\bencod(?:e|ed|ing)\b",
-            r"\bsettled",
+            r"\bsettle(?:d)?\b",
             r"\busual format",
             r"\bour (?:usual |agreed )?format",
             r"\bstringif",
