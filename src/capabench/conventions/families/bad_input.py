@@ -21,6 +21,8 @@ class BadInput(Family):
     concept = "what the function must do when its input is missing (None) or invalid"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:like|such as) none\b",
+            r"\b(?:in place of|instead of) an? (?:number|int|integer|string|list)\b|\bwhere an? (?:int|number|string|list|float) (?:belongs|is expected|should be)",
             r"\brobust",
             r"\b(?:input|argument|value|arg|data)s? (?:is|are) (?:missing|absent|not given|not provided)\b",
             r"\bmissing \(none\)|\(none\)",

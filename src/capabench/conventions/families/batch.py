@@ -18,6 +18,12 @@ class Batch(Family):
     concept = "how the function is called over many records: one call per item, or one call with a whole collection (in what container), and what comes back"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:each|every) (?:element|input|item|record|row) (?:separately|individually|alone|on its own)",
+            r"\b(?:all|them) together\b",
+            r"\b(?:whole|entire) (?:pile|bunch|lot|heap) of\b",
+            r"\bloop over (?:it|them) (?:yourself|urself|on your side)",
+            r"\bper (?:element|input|value|call)\b",
+            r"\bin one go\b",
             r"\brecords\b",
             r"\b(?:each|per|every|one|single|a|my|your|the) record\b",
             r"\bbatch",
@@ -69,6 +75,9 @@ class Batch(Family):
             r"\bat once",
         ),
         ignore=(
+            r"\bthreads?\b.{0,30}\bat once|\bat once\b.{0,30}\bthreads?\b|\bcalled from\b",
+            r"\b(?:multiple|several|many) threads|\bconcurren\w*|\bthreads?\b",
+            r"\bbatch\w* (?:them|these|those|it|the \w+) (?:into|together)\b|\bsquash commit",
             r"\brecord(?:s|ed)? (?:each|every|it|them|an?|to|in)\b",
             r"\blog records?\b",
             r"\bcall (?:it|this|the function)(?: something)?\b(?= ?(?:\?|$|in\b|by\b))",

@@ -25,6 +25,8 @@ class CleanText(Family):
     concept = 'what "clean" text means for the returned string: its letter case'
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:upper|lower)\b\s*(?:or|/)\s*(?:upper|lower)\b",
+            r"\b(?:big|small|capital|lower) letters\b",
             r"\bclean text",
             r"\bclean string",
             r"text (?:should )?(?:come|comes) back clean",

@@ -24,6 +24,9 @@ class Envelope(Family):
     concept = "the structure the return value is wrapped in (an agreed container around the value)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\bnested (?:under|in|inside)\b",
+            r"\binside (?:some |a |an )?(?:dict|object|wrapper|container|structure)",
+            r"\benvelop",
             r"\benvelope",
             r"\b(?:un)?wrap(?:s|ped|per|ping)?\b",
             r"\bagreed",
@@ -62,6 +65,7 @@ class Envelope(Family):
             r"\bextra\b",
         ),
         subjects=(
+            r"\b(?:come|send|give|hand)s? (?:it |them )?back",
             r"\breturn",
             r"\bresult",
             r"\boutput",
@@ -72,6 +76,7 @@ class Envelope(Family):
             r"\bresponse",
         ),
         ignore=(
+            r"\bwrap\w* (?:it |this |the line |the code |lines? |long lines )?(?:over|across|onto|to|at) (?:several|multiple|two|\d+|the next|\d+ characters) (?:lines?|columns|chars)",
             r"\bwrap\w* (?:the |it |this |that )?(?:implementation|code|function|logic|call|body|loop)?\s*(?:in|into) (?:a |an )?(?:class|module|helper|try|main|decorator|lambda)",
             r"\bbatch wrapper",
             r"\bwrap\w* (?:in|into) (?:one|a single) (?:value|object|parameter|argument|tuple|dict|container)",

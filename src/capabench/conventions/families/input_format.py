@@ -27,6 +27,10 @@ class InputFormat(Family):
     concept = "in what form the data actually reaches the function (a real list, or text to parse, and which text)"
     vocabulary = Vocabulary(
         anchors=(
+            r"[\'\"]\[?\d+(?:\s*,\s*\d+){2,}\]?[\'\"]",
+            r"[\'\"]\d+(?:\s+\d+){2,}[\'\"]",
+            r"\bstdin\b",
+            r"\bline (?:from|of) (?:a file|stdin|text)",
             r"\binput format",
             r"\bformat of the (?:input|data|numbers|list|values|argument)",
             r"\bpars(?:e|ed|ing)\b",
@@ -40,6 +44,7 @@ class InputFormat(Family):
             r"\bwhere (?:do|does|will) (?:the |your )?(?:numbers|data|values|input) come from",
         ),
         aspects=(
+            r"\b(?:hand|feed|give)s? in\b",
             r"\b(?:python|real|actual|proper|native) list\b",
             r"\bcsv\b",
             r"\bjson\b",

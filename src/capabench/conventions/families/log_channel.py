@@ -67,9 +67,9 @@ class LogChannel(Family):
             r"\bline\b",
             r"\beach (?:call|run)",
             r"\bwhat happened",
-            r"\bit\b",
         ),
         ignore=(
+            r"\blog(?:ged|ging)? ?(?:in|into|on|out)\b|\blogin\b",
             r"\bpretty[- ]?print",
             r"\b(?:log|logarithm)\(",
             r"\blog[ -]?(?:n|2|10|base|scale)\b",

@@ -16,6 +16,9 @@ class Naming(Family):
     concept = "what the function must be called in the user's codebase (their naming convention)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:is )?the name (?:right|ok|okay|fine|correct)\b",
+            r"\bwant (?:the func\w*|it|this) (?:called|named)\b",
+            r"\b(?:refer to|import) it as\b",
             r"\bnaming",
             r"\bfunction(?:'s)? name",
             r"\bname (?:of|for) (?:the |this )?function",
@@ -59,6 +62,8 @@ class Naming(Family):
             r"\bpublic",
         ),
         ignore=(
+            r"\brename (?:it|this|that|the variable|the loop \w+)\b.{0,40}\b(?:clearer|readab\w*|descriptive|cryptic|short)",
+            r"\bname (?:the|this|a) (?:branch|commit|pr|pull request|ticket|test)\b",
             r"\b(?:line|message|log|output|result)s? (?:format )?(?:or )?(?:prefix|suffix)",
             r"\bprefix(?:ed)? (?:each|the|every) (?:line|message|log)",
             r"\bnamed (?:logger|values?|tuple|file|channel|handler)",

@@ -19,6 +19,7 @@ class NegativeInput(Family):
     concept = "what the function must do when given a negative number"
     vocabulary = Vocabulary(
         anchors=(
+            r"\bneg\b",
             r"\bnegative",
             r"\bbelow zero",
             r"\bless than (?:zero|0)\b",
@@ -58,6 +59,7 @@ class NegativeInput(Family):
             r"\bargument",
         ),
         ignore=(
+            r"\bnegative (?:tests?|test cases?|cases? for (?:the )?tests?|examples?|paths?)\b",
             r"\bnegative (?:outcome|answer|response)",
             r"\bpositive and (?:the )?negative",
             r"\bnegative ['\"]",

@@ -44,6 +44,9 @@ class NumberStyle(Family):
     concept = "how the returned number is written (digits, words, an ordinal, padded...)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\bone thousand\b",
+            r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])",
+            r"\bthousands? (?:separator|grouping|commas?)",
             r"\breport style",
             r"\breport format",
             r"\bin (?:english )?words\b",

@@ -12,10 +12,17 @@ class PackedArgs(Family):
     concept = "how the user passes the arguments: separately as in the signature, or bundled into one value (which kind)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:passed|pass|given|supplied) (?:in )?(?:separately|individually|one by one|as separate)\b",
+            r"\bcall it as \w+\(",
+            r"\w\(\((?:\w+,\s*)+\w+\)\)",
+            r"\w\(\{",
+            r"\(\*\*?\w+\)",
+            r"\bcall(?:er|ing code)s? (?:feeds|passes|hands|gives|supplies|spreads) (?:in |over )?(?:the |both |two |those |these |its |all )?(?:values|arguments|args|parameters|params|inputs)",
+            r"\bspreads? (?:the values|them|the arguments) out",
             r"\busual call",
             r"\bhow (?:i|you|we) (?:always|usually|normally|typically) call",
             r"\bcall site",
-            r"\bcalling (?:convention|code|pattern|style)",
+            r"\bcalling (?:convention|pattern|style)",
             r"\bhow (?:do|will|would|does|did|are|is) (?:you|they|we|i|your code|callers?|it|this|the function)\b.{0,25}\b(?:call(?:ed|ing)?|invok\w*)\b",
             r"\binvocation",
             r"\bunpack",

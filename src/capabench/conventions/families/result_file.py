@@ -32,6 +32,12 @@ class ResultFile(Family):
     )
     vocabulary = Vocabulary(
         anchors=(
+            r"\bwhere(?:\'s| is)? the (?:spot|place|location)\b",
+            r"\b(?:spot|place) (?:you|i) (?:always |usually |normally )?(?:check|look)",
+            r"\bbe left (?:for|somewhere|in|at|on)\b",
+            r"\bstorage\b",
+            r"\bdeposit",
+            r"\bsubsequent retrieval|\bretrieve it",
             r"\bfiles?\b",
             r"\bsav(?:e|ed|ing)\b",
             r"\bdisk\b",
@@ -69,9 +75,12 @@ class ResultFile(Family):
             r"\bwhere",
             r"\bdisk",
             r"\blocation",
-            r"\bthem\b",
         ),
         ignore=(
+            r"\bsave (?:the |an |some )?(?:allocation|memory|time|space|copy|work|effort|a pass|cycles)",
+            r"\b(?:pytest|unittest|doctest|test|spec) files?\b",
+            r"\bsomewhere (?:around|near|between)\b",
+            r"\b(?:over|across|in|of|from) (?:the|this|that|each|every|whole) file\b",
             r"\b(?:existing|own|code|helper|utils?) files?\b",
             r"\bfile of (?:helpers|utilities|functions)",
             r"\b(?:read|load|loaded|come|comes|coming|straight|parsed|fed)\b.{0,30}\bfiles?\b",

@@ -20,6 +20,7 @@ class Serialized(Family):
     concept = "the text format the returned value is serialized to"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:turn|turned|convert|converted)\w* (?:it |them |the result )?(?:in)?to (?:a )?(?:text|string|json)\b",
             r"\bserializ",
             r"\brepr\b",
             r"\bjson\.dumps|\bdumps\b",

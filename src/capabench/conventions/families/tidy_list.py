@@ -25,6 +25,10 @@ class TidyList(Family):
     concept = 'what "tidy" means for the returned list: its order and what happens to duplicates'
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:smallest|lowest|largest|biggest|highest) (?:to|first)\b",
+            r"\blined up\b",
+            r"\bidentical (?:entries|values|items|elements)",
+            r"\bsquash\w* the doubles|\bdoubles\b",
             r"\btidy",
             r"\bsort(?!\s+of\b)",
             r"\bdedup",
@@ -41,6 +45,11 @@ class TidyList(Family):
             r"\bsmallest first|\blargest first|\bhighest first|\blowest first",
         ),
         aspects=(
+            r"\bcop(?:y|ies)\b",
+            r"\bmore than once\b",
+            r"\boccurrences?\b",
+            r"\bcollaps",
+            r"\bincreasing|\bdecreasing",
             r"\border",
             r"\barrang",
             r"\brepeat",
@@ -50,6 +59,10 @@ class TidyList(Family):
             r"\bclean ?up",
         ),
         subjects=(
+            r"\bsequence\b",
+            r"\breturned\b",
+            r"\bget back\b",
+            r"\bshows? up\b",
             r"\blist",
             r"\bresult",
             r"\boutput",
@@ -62,6 +75,9 @@ class TidyList(Family):
             r"\bnumbers",
         ),
         ignore=(
+            r"\bthe sort (?:implemented|itself|step|call|algorithm)|\b(?:implement|write)\w* (?:the |a )?sort\b|\bsort(?:ing)? algorithm",
+            r"\b(?:call|use|using|calling|avoid\w*) (?:the )?(?:built-?in )?sort(?:ed)?\b",
+            r"\b(?:on|make|return|use|take|work on) a copy\b|\bin place\b",
             r"\b(?:keep|make) (?:the |this |my )?(?:test |code |source )?(?:file|code|tests?|module|repo|imports) tidy",
             r"in order to",
             r"\btidy (?:up )?(?:the |this )?(?:code|implementation|function|solution|it up)",

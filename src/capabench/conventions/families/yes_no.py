@@ -26,13 +26,13 @@ class YesNo(Family):
     )
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:non-)?affirmative\b",
+            r"\bpositive (?:or|vs\.?|versus) negative (?:answer|outcome|result)",
             r"\byes\b",
             r"\by/n\b",
             r"\bbool(?:ean)?s?\b",
             r"\btrue\b.{0,20}\bfalse\b",
             r"\bfalse\b.{0,20}\btrue\b",
-            r"\b1\s*(?:/|or)\s*0\b",
-            r"\b0\s*(?:/|or)\s*1\b",
             r"\btruthy",
             r"\bfalsy",
             r"\bplain (?:answer|yes|no)",
@@ -40,6 +40,7 @@ class YesNo(Family):
             r"\bthe letters? y\b",
         ),
         aspects=(
+            r"\b1\s*(?:/|or)\s*0\b|\b0\s*(?:/|or)\s*1\b",
             r"\bplain\b",
             r"\btrue\b",
             r"\bfalse\b",
@@ -62,6 +63,16 @@ class YesNo(Family):
             r"\bcome back",
         ),
         ignore=(
+            r"\bif (?:yes|no|so|not)\b",
+            r"[.?!:]\s+(?:yes|y)\s*(?:/|or)\s*(?:no|n)\s*\?\s*$",
+            r"\b(?:confirm|reply|answer|say)\w*\b[^.?!]{0,25}\b(?:yes|y/n|yes/no)\b",
+            r"^\W*(?:yes|y)\s*(?:/|or)\s*(?:no|n)\W*$",
+            r"\((?:yes/no|y/n)\)",
+            r",\s*yes or no\s*\?",
+            r"\byes is (?:enough|fine|ok)\b",
+            r"\b(?:quick |simple |just a )?yes(?: or |/)no(?: question)?\s*[:,-]",
+            r"\ba (?:simple|quick) yes or no is (?:fine|enough|ok)",
+            r",\s*(?:yes|no|right)\s*\?",
             r"\bplain (?:text|python|function|list|dict|string|tuple|value|english|language|code|old|loop|file)",
             r"\byes,? (?:i|we|that|this|it)\b(?! should)",
         ),

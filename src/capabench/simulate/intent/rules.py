@@ -22,6 +22,7 @@ _NEAR = 40  # characters between an aspect word and its subject for them to coun
 _IDENTIFIER = re.compile(r"\b(?!snake_case\b)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b")
 # A bare name in backticks is the user's identifier (`unique`, `l`) unless it is Python's own
 # (`None`, `repr`, `print`, `int`), which does say what is asked.
+_CODE_PATH = re.compile(r"`[\w/-]*[/-][\w/-]*`")  # `feature/sort-third` (a file name keeps its dot)
 _CODE_NAME = re.compile(r"`([A-Za-z_]\w*)(?:\(\))?`")
 _PYTHON_NAMES = (
     frozenset(dir(builtins))
@@ -83,6 +84,7 @@ def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[s
 
 def _plain(text: str) -> str:
     text = _CODE_NAME.sub(lambda m: m.group(0) if m.group(1) in _PYTHON_NAMES else " ", text)
+    text = _CODE_PATH.sub(" ", text)
     return _IDENTIFIER.sub(" ", text.lower()).replace("`", "")
 
 

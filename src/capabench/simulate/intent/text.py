@@ -47,13 +47,18 @@ _REQUEST = re.compile(
     r"\bsay (?:if|whether|which|what|how)\b|\b(?:rename|change|adjust|override|swap|switch) (?:it |this |that )?if\b|"
     r"\b(?:can't|cannot|can not|couldn't|don't|do not) (?:guess|infer|tell|know|work out|figure out|determine)\b|"
     r"\bwhat (?:isn't|is not|wasn't) (?:specified|clear|stated|given|said)|\b(?:u|ya) (?:want|need|wanna)\b|"
+    r"\bkindly\b|\bi(?:'d| would) (?:be grateful|appreciate)|\bneed to know\b|\bwould you mind\b|\b(?:u|you) gonna\b|"
+    r"\bconfirm (?:for me |to me |with me )?(?:that|whether|if|what|which|how|the)\b|\bfor you to (?:confirm|decide|choose|pick|clarify|say)\b|"
+    r"\b(?:confirmation|clarification) (?:of|on|about)\b|\bi need (?:the|your|you to|to know|a decision|an answer)\b|"
+    r"\b(?:u|ya) (?:calling|passing|using|sending|feeding|expecting|gonna)\b|\s[—–]\s[^.?!]*\bor\b[^.?!]*$|"
+    r"^if\b.*\b(?:i'll|i will|i can|i'd|happy to) (?:adjust|change|switch|adapt|update|rework|redo|rename|wrap|use)\b|"
     r"right\?|correct\?|ok\?|okay\?)",
     re.I,
 )
 # An interrogative anywhere: inverted ("by clean do u mean..."), or a wh-word before an
 # auxiliary ("where is that exactly"); a bare alternative ("digits or words for the number").
 _INVERTED = re.compile(
-    r"\b(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|must)\s+(?:u|you|i|we|it|they|this|that|these|those|ur|your code)\b"
+    r"\b(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|must)\s+(?:u|you|i|we|it|they|this|that|these|those|ur|your code|there)\b"
     r"|\b(?:what|which|where|how|whether|when)\b(?:\s+[\w'-]+){0,3}?\s+(?:is|are|do|does|did|should|would|will|can|could|shall)\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b"
     r"|^(?:quick )?q\b|^question\b|\b(?:how|what|which|where) exactly\b",
     re.I,
