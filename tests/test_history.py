@@ -236,3 +236,17 @@ def test_a_failing_endpoint_inside_a_history_method_is_an_infrastructure_error(
         results = Runner(config, bench, tmp_path, pool=pool).run()
     assert len(results) == 2 and all(r.status == "infra_error" for r in results)
     assert all("history (gated-llm)" in r.error and "down" in r.error for r in results)
+
+
+def test_users_are_distinct_and_the_shuffled_control_carries_no_answer(built):
+    from capabench.history import HistoryEnv, condition
+
+    bench, _ = built
+    conventions = [tuple(sorted((s.family, s.alternative) for s in u.slots)) for u in bench.users]
+    assert len(set(conventions)) == len(conventions) == 60
+    shuffled = condition("shuffled")(HistoryEnv(bench, None))
+    for session in (s for s in bench.sessions if s.split == "heldout"):
+        context = shuffled.context(session)
+        assert len(context.sessions) == 5 and context.info["overlap"] == 0
+        assert not any(slot.statement in context.text for slot in session.slots), session.id
+        assert session.user_id not in context.info["users"]

@@ -40,6 +40,9 @@ def test_summary_definitions():
     assert s.tokens_per_session == 15 and s.cost_per_session == pytest.approx(0.001)
     lo, hi = s.ci["es"]
     assert 0 <= lo <= s.es <= hi <= 1
+    assert (
+        s.n == 4 and s.attempts == 4 and "Wilson" in s.methods["ES"] and "cells" in s.methods["TTC"]
+    )
 
 
 def test_breakdown_is_multi_label_and_difficulty_partition():
@@ -71,3 +74,84 @@ def test_paired_tests_known_values():
     assert [t.metric for t in tests] == ["ES", "FT-ES", "TTC"] and all(
         0 <= t.p_value <= 1 for t in tests
     )
+
+
+def _cells(values_per_cell, cond="none", epochs=1):
+    """Results for cells of sessions: one list of solved turns (None: unsolved) per cell."""
+    out = []
+    for c, turns in enumerate(values_per_cell):
+        for i, turn in enumerate(turns):
+            for e in range(epochs):
+                r = run(f"c{c}-s{i}", turn, cond=cond, epoch=e)
+                out.append(r.model_copy(update={"cell": c}))
+    return out
+
+
+def test_epochs_of_a_deterministic_policy_change_no_interval_or_test():
+    turns = [[1, 1, None, 3, 1], [None, 2, 1, 1, 8], [1, None, None, 1, 2], [4, 1, 1, None, 1]]
+    other = [[1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [None, 1, 1, 1, 2], [1, 1, 1, 1, 1]]
+    once = summarize(_cells(turns)), paired_tests(_cells(turns), _cells(other, "same-user"))
+    thrice = (
+        summarize(_cells(turns, epochs=3)),
+        paired_tests(_cells(turns, epochs=3), _cells(other, "same-user", 3)),
+    )
+    assert (
+        once[0].ci == thrice[0].ci and once[0].n == thrice[0].n == 20 and thrice[0].attempts == 60
+    )
+    assert [(t.n, t.p_value, t.method) for t in once[1]] == [
+        (t.n, t.p_value, t.method) for t in thrice[1]
+    ]
+
+
+def test_clustered_cells_widen_the_intervals():
+    """Cells whose sessions are perfectly correlated: the cluster interval is wider."""
+    turns = [[1] * 5, [None] * 5, [1] * 5, [2] * 5, [None] * 5, [1] * 5, [3] * 5, [None] * 5]
+    results = _cells(turns)
+    by_cell, by_session = summarize(results), summarize(results, cluster="session")
+    for key in ("es", "ft_es", "ttc"):
+        cell_width = by_cell.ci[key][1] - by_cell.ci[key][0]
+        assert cell_width > by_session.ci[key][1] - by_session.ci[key][0], key
+    assert "cells" in by_cell.methods["clusters"] and by_session.methods["clusters"] == "sessions"
+
+
+def test_proportions_at_the_extremes_keep_an_interval():
+    for turn in (1, None):
+        s = summarize(_cells([[turn] * 5 for _ in range(12)]))
+        low, high = s.ci["es"]
+        assert high - low > 0.02 and low <= s.es <= high
+    assert s.ci["es"][0] == 0.0 and s.ci["es"][1] > 0
+
+
+def test_wilcoxon_matches_scipy_exact_and_permutation():
+    from scipy import stats
+
+    tied = wilcoxon([1] * 10, [8] * 10)  # ten equal differences: every sign assignment counts
+    assert tied.p_value == pytest.approx(2 / 2**10) and "permutation" in tied.method
+    assert tied.p_value == pytest.approx(
+        stats.wilcoxon([-7] * 10, method=stats.PermutationMethod(n_resamples=2**10)).pvalue
+    )
+    a, b = [3, 5, 1, 8, 2, 9, 4], [1, 0, 2, 1, -1, 3, 0]
+    exact = wilcoxon(a, b)
+    assert exact.method.endswith("exact") and exact.p_value == pytest.approx(
+        stats.wilcoxon(a, b, method="exact").pvalue
+    )
+
+
+def test_holm():
+    from capabench.metrics import holm
+
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5]) == [0.5] and holm([]) == []
+
+
+def test_difficulty_partitions_on_each_sessions_epochs():
+    # Epochs 0-9 (as text, "9" sorts after "10"): half solved at turn 1, half unsolved.
+    results = [run("a", 1 if e < 5 else None, epoch=e) for e in range(10)]
+    results += [run("b", 2, epoch=e) for e in range(10)]
+    assert difficulty_of(results) == {"a": "complex", "b": "simple"}  # mean turns 5.0 and 2.0
+
+
+def test_needless_asks_per_ask():
+    s = summarize([run("a", 1, asks=2, needless=1), run("b", 1, asks=2), run("c", 1)])
+    assert s.needless_per_ask == pytest.approx(0.25) and s.needless_ask_rate == pytest.approx(1 / 3)
+    assert summarize([run("a", 1)]).needless_per_ask is None

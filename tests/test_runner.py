@@ -49,7 +49,7 @@ def test_oracle_is_perfect_everywhere(policy_runs):
 def test_history_reader_needs_the_users_own_history(policy_runs):
     s = policy_runs["history-reader"]
     assert s["same-user"].ft_es >= 0.95
-    assert s["none"].ft_es <= 0.2 and s["shuffled"].ft_es <= 0.2
+    assert s["none"].ft_es <= 0.2 and s["shuffled"].ft_es == 0.0  # the control carries no answer
     assert s["same-user"].ttc < s["none"].ttc and s["same-user"].ttc < s["shuffled"].ttc
     assert s["same-user"].needless_ask_rate == 0.0
 
@@ -295,3 +295,66 @@ def test_worker_processes_say_why_they_could_not_start(built, tmp_path):
     config = RunConfig(model="baseline/oracle", conditions=["gated-llm"], limit=2, processes=2)
     with pytest.raises(RuntimeError, match="needs an LLM"):
         Runner(config, bench, tmp_path).run()
+
+
+def test_epochs_resume_and_the_statistics_that_read_them(built, pool, tmp_path):
+    """A deterministic policy played with 1 and with 3 epochs (the second resumed from 1):
+    same intervals and p-values; pass^k reaches k = 3 from the results; the report names
+    every method; paired n counts the sessions both conditions completed."""
+    from capabench.metrics import paired_tests
+    from capabench.report.tables import main_table_rows, pass_k_rows
+
+    bench, _ = built
+    conds = ["none", "same-user"]
+    single = RunConfig(model="baseline/history-reader", conditions=conds, limit=20, concurrency=3)
+    Runner(single, bench, tmp_path / "one", pool=pool).run()
+    Runner(single, bench, tmp_path / "three", pool=pool).run()
+    triple = RunConfig(
+        model="baseline/history-reader", conditions=conds, limit=20, concurrency=3, epochs=3
+    )
+    resumed = Runner(triple, bench, tmp_path / "three", pool=pool).run()
+    assert len(resumed) == 120
+    one, three = load_runs([tmp_path / "one"])[0], load_runs([tmp_path / "three"])[0]
+    for cond in conds:
+        a, b = summarize(one.by_condition()[cond]), summarize(three.by_condition()[cond])
+        assert a.ci == b.ci and a.n == b.n == 20 and b.attempts == 60
+    tests = [
+        paired_tests(r.by_condition()["none"], r.by_condition()["same-user"]) for r in (one, three)
+    ]
+    assert [(t.n, t.p_value) for t in tests[0]] == [(t.n, t.p_value) for t in tests[1]]
+    assert {r["k"] for r in pass_k_rows([three])} == {1, 2, 3}  # the manifest still says epochs 1
+    files = write_report([three], tmp_path / "report")
+    report = json.loads(files["report.json"].read_text())
+    assert {"interval ES", "interval TTC", "clusters", "test ES", "test TTC", "correction"} <= set(
+        report["methods"]
+    )
+    assert (
+        "Wilson" in report["methods"]["interval ES"] and "Holm" in report["methods"]["correction"]
+    )
+    # A session the history condition lost to an infrastructure error is not paired.
+    store = RunStore(tmp_path / "one")
+    lost = next(r for r in store.results() if r.condition == "same-user")
+    rows = main_table_rows([replace_result(load_runs([tmp_path / "one"])[0], lost.key)])
+    assert rows[0]["paired n"] == 19 and "p ES (Holm)" in rows[0]
+
+
+def replace_result(run, key):
+    """The run with one result turned into an infrastructure error."""
+    results = [
+        r.model_copy(update={"status": "infra_error"}) if r.key == key else r for r in run.results
+    ]
+    return type(run)(run.path, run.manifest, results)
+
+
+def test_needless_asks_come_only_from_the_users_own_history(built, pool, tmp_path):
+    bench, _ = built
+    config = RunConfig(
+        model="baseline/asker", conditions=["same-user", "shuffled"], limit=15, concurrency=3
+    )
+    results = Runner(config, bench, tmp_path / "asker", pool=pool).run()
+    by = {c: summarize([r for r in results if r.condition == c]) for c in config.conditions}
+    assert by["same-user"].needless_ask_rate == 1.0 and by["same-user"].needless_per_ask > 0
+    assert (
+        by["shuffled"].needless_ask_rate == 0.0
+    )  # other users' histories never make an ask needless
+    assert all(r.history_info["overlap"] == 0 for r in results if r.condition == "shuffled")

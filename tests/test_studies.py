@@ -39,7 +39,13 @@ def test_session_studies_build_the_papers_tables(built, pool, tmp_path):
         data = play(_plan(name, models, tmp_path), bench, pool)
         tables.update(STUDIES[name].tables(data))
     table1 = {r["model"]: r for r in tables["table1"]}
-    assert table1["baseline/history-reader"]["FT-ES gain"] > 50 and len(table1) == 2
+    assert table1["baseline/history-reader"]["ΔFT-ES (pp)"] > 50 and len(table1) == 2
+    assert table1["baseline/history-reader"]["ΔTTC (turns saved)"] > 0  # the paper's sign
+    tests = tables["tests"]  # identity: shuffled and same-user against none, Holm-adjusted
+    assert {(r["model"], r["treated"]) for r in tests} == {
+        (m, c) for m in models for c in ("shuffled", "same-user")
+    }
+    assert all(r[f"p {m} (Holm)"] >= r[f"p {m}"] for r in tests for m in ("ES", "FT-ES", "TTC"))
     table3 = tables["table3"]
     assert [(r["condition"], r["metric"]) for r in table3] == [
         (c, m) for c in ("none", "shuffled", "same-user") for m in ("ES", "FT-ES", "TTC")
@@ -52,7 +58,7 @@ def test_session_studies_build_the_papers_tables(built, pool, tmp_path):
     split = {r["model"]: r for r in tables["split"]}
     assert split["baseline/guesser"]["n history"] == split["baseline/guesser"]["n held-out"] == 30
     # The history split is kept apart: the held-out tables still count 30 sessions.
-    assert table1["baseline/guesser"]["n"] == 30
+    assert table1["baseline/guesser"]["paired n"] == 30
 
 
 def test_the_difficulty_partition_is_saved_once_and_reused(built, pool, tmp_path):

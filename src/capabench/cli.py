@@ -324,9 +324,10 @@ def inspect_cmd(
 
 
 _MAIN_COLUMNS = {
-    "model": "model", "ES none": "ES", "FT-ES none": "FT-ES", "TTC none": "TTC",
+    "model": "model", "paired n": "n", "ES none": "ES", "FT-ES none": "FT-ES", "TTC none": "TTC",
     "ES same-user": "ES", "FT-ES same-user": "FT-ES", "TTC same-user": "TTC",
-    "ES gain": "ΔES", "FT-ES gain": "ΔFT-ES", "TTC gain": "ΔTTC",
+    "ΔES (pp)": "ΔES", "ΔFT-ES (pp)": "ΔFT-ES", "ΔTTC (turns saved)": "ΔTTC",
+    "p ES": "p ES", "p TTC": "p TTC",
 }  # fmt: skip
 _CONDITION_COLUMNS = {
     "model": "model", "condition": "condition", "n": "n", "ES": "ES", "FT-ES": "FT-ES", "TTC": "TTC",
@@ -347,14 +348,18 @@ def _print_rows(title: str, rows: list[dict], columns: dict[str, str], caption: 
     out.print(table)
 
 
-def _print_run_tables(runs) -> None:
-    from capabench.report.tables import condition_rows, main_table_rows
+def _print_run_tables(runs, cluster: str = "cell") -> None:
+    from capabench.report.tables import condition_rows, main_table_rows, methods
 
+    named = methods(cluster)
     note = (
-        "columns 2-4: no history; 5-7: same-user history; 8-10: gain. ES, FT-ES in %, TTC in turns"
+        "n: sessions both conditions completed (epochs averaged per session). Columns 3-5: no history; "
+        "6-8: same-user history. ES, FT-ES in %; TTC in turns. ΔES = same-user − none; ΔTTC = none − same-user "
+        f"(positive: fewer turns). Tests: {named['test ES']}; {named['test TTC']}. Holm-adjusted p in the files."
     )
     _print_rows("Table 1 layout", main_table_rows(runs), _MAIN_COLUMNS, note)
-    _print_rows("all conditions", condition_rows(runs), _CONDITION_COLUMNS,
+    _print_rows("all conditions", condition_rows(runs, cluster), _CONDITION_COLUMNS,
+                f"n: sessions; intervals in the files: ES/FT-ES {named['interval ES']}; TTC {named['interval TTC']}. "
                 "unans%: questions the simulated user answered 'use your judgement' (capabench audit-user re-reads them)")  # fmt: skip
 
 
@@ -535,6 +540,12 @@ def report_cmd(
     out: Annotated[Path, typer.Option("--out", help="where to write CSV/JSON/PNG/HTML")] = Path(
         "report"
     ),
+    intervals: Annotated[
+        str,
+        typer.Option(
+            "--intervals", help="resampling unit of the intervals: cell (users, default) or session"
+        ),
+    ] = "cell",
 ) -> None:
     """The paper's Table 1 for every model in the runs, all conditions, and report files."""
     from capabench.report import load_runs
@@ -545,8 +556,10 @@ def report_cmd(
         runs = load_runs(run_dirs)
     except RunDirError as exc:
         raise fail(str(exc)) from None
-    _print_run_tables(runs)
-    files = write_report(runs, out)
+    if intervals not in ("cell", "session"):
+        raise fail(f"--intervals must be 'cell' or 'session', not {intervals!r}")
+    _print_run_tables(runs, intervals)
+    files = write_report(runs, out, cluster=intervals)
     Console().print(f"wrote {', '.join(sorted(files))} to {out}")
 
 

@@ -147,9 +147,13 @@ class Player:
         completions = getattr(assistant, "completions", [])
         tokens_in = sum(c.input_tokens for c in completions)
         tokens_out = sum(c.output_tokens for c in completions)
-        # The history "held the answer" to a convention when a user turn in it states this
-        # user's alternative (another user's answer about the same family doesn't count).
-        said = "\n".join(t.text for h in context.sessions for t in h.trace if t.role == "user")
+        # An ask is needless when the evaluated user's own history already states the answer:
+        # their own sessions' answers, or a method's text built from them. Other users'
+        # sessions (the shuffled control) never make an ask needless.
+        own = [h for h in context.sessions if h.user_id == session.user_id]
+        said = "\n".join(t.text for h in own for t in h.trace if t.role == "user")
+        if len(own) == len(context.sessions):
+            said += "\n" + context.text
         shown = {slot.family for slot in session.slots if slot.statement in said}
         mine = [t for t in transcript.turns if t.role == "assistant"]
         asks = [bool(questions(t.text)) for t in mine]

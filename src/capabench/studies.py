@@ -15,7 +15,13 @@ from capabench.metrics import difficulty_of, summarize
 from capabench.metrics.core import BUDGET
 from capabench.records import BlankRun
 from capabench.report.collect import RunData, load_runs
-from capabench.report.tables import main_table_rows, mechanism_rows, metric_cells, pct
+from capabench.report.tables import (
+    comparison_rows,
+    main_table_rows,
+    mechanism_rows,
+    metric_cells,
+    pct,
+)
 from capabench.runner import RunConfig, Runner, select_sessions
 from capabench.store import RunStore
 
@@ -144,11 +150,13 @@ STUDIES: dict[str, Study] = {
               ("none", "same-user"), lambda d: {"table2": difficulty_table(d)}),
         Study("identity", "Table 3: none vs shuffled vs same-user history",
               ("none", "shuffled", "same-user"),
-              lambda d: {"table3": by_condition_rows(d.runs, ["none", "shuffled", "same-user"])}),
+              lambda d: {"table3": by_condition_rows(d.runs, ["none", "shuffled", "same-user"]),
+                         "tests": comparison_rows(d.runs, "none", ["shuffled", "same-user"])}),
         Study("memory", "Tables 4 and 5: memory methods vs gating; none vs same-user vs gated",
               ("none", "same-user", "gated"),
               lambda d: {"table4": method_rows(d.runs, ["mem0", "amem", "gated", "gated-llm"]),
-                         "table5": by_condition_rows(d.runs, ["none", "same-user", "gated", "gated-llm"])},
+                         "table5": by_condition_rows(d.runs, ["none", "same-user", "gated", "gated-llm"]),
+                         "tests": comparison_rows(d.runs, "none", ["same-user", "mem0", "amem", "gated", "gated-llm"])},
               llm_only=("mem0", "amem", "gated-llm")),
         Study("mechanism", "Table 8: same-user history per mechanism (multi-label marginal)",
               ("same-user",), lambda d: {"table8": mechanism_rows(d.runs)}),

@@ -3,6 +3,7 @@ cell with ten validated sessions (stages 1-3). Deterministic from the seed."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -137,7 +138,10 @@ def _resolved(
 
 
 def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], shapes: dict[str, Shape],
-               seed: int, pool: SandboxPool, models: Models | None = None) -> tuple[Cell, User, list[Session], int]:  # fmt: skip
+               seed: int, pool: SandboxPool, models: Models | None = None, rank: int = 0) -> tuple[Cell, User, list[Session], int]:  # fmt: skip
+    """One cell's user and ten sessions. `rank`: the cell's place among the cells of the same
+    mechanism pair; cells that settle on the same two families take different combinations of
+    alternatives by it, so no two users of a benchmark hold the same conventions."""
     models = models or Models()
     rng = random.Random(f"capa-cell:{seed}:{cell}")
     profile = PROFILES_BY_ID[profile_id]
@@ -149,14 +153,14 @@ def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], sh
         if b.id not in a.conflicts and a.id not in b.conflicts
     ]
     for fa, fb in combos:
+        alternatives = list(itertools.product(fa.alternatives, fb.alternatives))
+        offset = random.Random(f"capa-alternatives:{seed}:{fa.id}:{fb.id}").randrange(
+            len(alternatives)
+        )
+        chosen = alternatives[(offset + rank) % len(alternatives)]
         slots = tuple(
-            Slot(
-                family=f.id,
-                mechanism=f.mechanism,
-                alternative=(alt := rng.choice(f.alternatives)).id,
-                statement=alt.statement,
-            )
-            for f in (fa, fb)
+            Slot(family=f.id, mechanism=f.mechanism, alternative=alt.id, statement=alt.statement)
+            for f, alt in zip((fa, fb), chosen, strict=True)
         )
         user = User(id=f"user{cell:02d}", profile=profile, mechanisms=pair, slots=slots)
         candidates = sorted(t for t, s in shapes.items() if fa.applies(s) and fb.applies(s))
@@ -207,9 +211,13 @@ def build(seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress 
     note(f"spied {len(shapes)} tasks ({len(excluded)} left out)")
     layout = design(seed)
 
+    ranks = [
+        sum(layout[c][1] == layout[cell][1] for c in range(cell)) for cell in range(len(layout))
+    ]
+
     def one(cell: int):
         profile_id, pair = layout[cell]
-        out = build_cell(cell, profile_id, pair, shapes, seed, pool, models)
+        out = build_cell(cell, profile_id, pair, shapes, seed, pool, models, ranks[cell])
         note(f"cell {cell}")
         return out
 

@@ -38,16 +38,29 @@ def _length(session) -> int:
 
 @register_function("shuffled")
 def shuffled(session, env: HistoryEnv) -> HistoryContext:
+    """Five resolved sessions of other users who hold none of this session's conventions
+    (a control must not carry the answer), the draw closest to the user's own history in
+    length. `info` reports how many drawn sessions still state one of them (0 by design)."""
     own = env.history_of(session)
     target = sum(_length(s) for s in own)
+    held = {(slot.family, slot.alternative) for slot in session.slots}
     others = [
-        s for s in env.bench.sessions if s.split == "history" and s.user_id != session.user_id
+        s
+        for s in env.bench.sessions
+        if s.split == "history"
+        and s.user_id != session.user_id
+        and not held & {(slot.family, slot.alternative) for slot in s.slots}
     ]
     rng = random.Random(f"shuffled:{session.id}")
     best, best_gap = None, None
     for _ in range(32):  # the draw whose total length is closest to the user's own history
-        draw = rng.sample(others, len(own))
+        draw = rng.sample(others, min(len(own), len(others)))
         gap = abs(sum(_length(s) for s in draw) - target)
         if best_gap is None or gap < best_gap:
             best, best_gap = draw, gap
-    return render_history(best or [])
+    drawn = best or []
+    statements = [slot.statement for slot in session.slots]
+    overlap = sum(
+        any(st in t.text for t in s.trace if t.role == "user" for st in statements) for s in drawn
+    )
+    return render_history(drawn, users=sorted({s.user_id for s in drawn}), overlap=overlap)

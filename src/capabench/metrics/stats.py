@@ -1,17 +1,24 @@
-"""Paired tests between two conditions on the same sessions (no scipy needed)."""
+"""Paired tests between two conditions on the same sessions, and the multiple-comparison
+correction. Sessions are the unit: each session's epochs are averaged first, and only the
+sessions both conditions completed are paired (that n is reported)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+import numpy as np
+from scipy import stats
+
+from capabench.metrics.core import BUDGET, per_session
 from capabench.records import SessionRun
+
+EXACT_PERMUTATION_UP_TO = 16  # nonzero differences: every sign assignment enumerated (2^16)
 
 
 @dataclass(frozen=True)
 class PairedTest:
     metric: str
-    n: int
+    n: int  # paired sessions
     statistic: float
     p_value: float
     method: str
@@ -20,63 +27,76 @@ class PairedTest:
 def _binomial_two_sided(k: int, n: int) -> float:
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(0, min(k, n - k) + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    return float(stats.binomtest(k, n, 0.5).pvalue)
 
 
 def mcnemar(a: list[bool], b: list[bool], metric: str = "ES") -> PairedTest:
     """Exact McNemar: a binomial test on the discordant pairs."""
     only_a = sum(x and not y for x, y in zip(a, b, strict=True))
     only_b = sum(y and not x for x, y in zip(a, b, strict=True))
-    return PairedTest(
-        metric,
-        len(a),
-        float(only_a - only_b),
-        _binomial_two_sided(min(only_a, only_b), only_a + only_b),
-        "McNemar exact",
-    )
+    return PairedTest(metric, len(a), float(only_a - only_b),
+                      _binomial_two_sided(min(only_a, only_b), only_a + only_b), "McNemar exact")  # fmt: skip
 
 
 def wilcoxon(a: list[float], b: list[float], metric: str = "TTC") -> PairedTest:
-    """Wilcoxon signed-rank, normal approximation with tie correction; zero differences dropped."""
-    diffs = [x - y for x, y in zip(a, b, strict=True) if x != y]
-    n = len(diffs)
+    """Wilcoxon signed-rank (zero differences dropped) by scipy: exact when there are no ties
+    and at most 50 pairs, an exact permutation (every sign assignment) with ties up to 16
+    nonzero differences, else the normal approximation with tie correction. The method
+    used is recorded."""
+    diffs = np.array([x - y for x, y in zip(a, b, strict=True)], float)
+    nonzero = diffs[diffs != 0]
+    n = len(nonzero)
     if n == 0:
-        return PairedTest(metric, len(a), 0.0, 1.0, "Wilcoxon signed-rank")
-    order = sorted(range(n), key=lambda i: abs(diffs[i]))
-    ranks = [0.0] * n
-    ties = 0.0
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and abs(diffs[order[j + 1]]) == abs(diffs[order[i]]):
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        t = j - i + 1
-        ties += t**3 - t
-        i = j + 1
-    w_plus = sum(r for r, d in zip(ranks, diffs, strict=True) if d > 0)
-    mean = n * (n + 1) / 4
-    var = n * (n + 1) * (2 * n + 1) / 24 - ties / 48
-    z = 0.0 if var <= 0 else (w_plus - mean) / math.sqrt(var)
-    return PairedTest(
-        metric, len(a), w_plus, math.erfc(abs(z) / math.sqrt(2)), "Wilcoxon signed-rank"
-    )
+        return PairedTest(metric, len(a), 0.0, 1.0, "Wilcoxon signed-rank (no differences)")
+    ties = len(np.unique(np.abs(nonzero))) < n
+    if not ties and n <= 50:
+        method, how = "exact", "Wilcoxon signed-rank, exact"
+    elif n <= EXACT_PERMUTATION_UP_TO:
+        method, how = (
+            stats.PermutationMethod(n_resamples=2**n),
+            "Wilcoxon signed-rank, exact permutation",
+        )
+    else:
+        method, how = "approx", "Wilcoxon signed-rank, normal approximation (tie-corrected)"
+    result = stats.wilcoxon(nonzero, zero_method="wilcox", method=method)
+    return PairedTest(metric, len(a), float(result.statistic), float(result.pvalue), how)
 
 
-def paired_tests(
-    first: list[SessionRun], second: list[SessionRun], budget: int = 8
-) -> list[PairedTest]:
-    """ES and FT-ES by McNemar, TTC by Wilcoxon, on the sessions both conditions completed."""
-    a = {(r.session_id, r.epoch): r for r in first if r.status == "completed"}
-    b = {(r.session_id, r.epoch): r for r in second if r.status == "completed"}
+def paired_tests(first: list[SessionRun], second: list[SessionRun], budget: int = BUDGET) -> list[PairedTest]:  # fmt: skip
+    """ES and FT-ES by exact McNemar (by Wilcoxon on the per-session rates when epochs make
+    them fractional), TTC by Wilcoxon, on the sessions both conditions completed."""
+    a = {s.session_id: s for s in per_session(first, budget)}
+    b = {s.session_id: s for s in per_session(second, budget)}
     keys = sorted(set(a) & set(b))
-    ra, rb = [a[k] for k in keys], [b[k] for k in keys]
-    return [
-        mcnemar([r.solved for r in ra], [r.solved for r in rb], "ES"),
-        mcnemar([r.solved_turn == 1 for r in ra], [r.solved_turn == 1 for r in rb], "FT-ES"),
-        wilcoxon(
-            [r.solved_turn or budget for r in ra], [r.solved_turn or budget for r in rb], "TTC"
-        ),
-    ]
+    out = []
+    for metric, name in (("es", "ES"), ("ft_es", "FT-ES")):
+        xa, xb = [getattr(a[k], metric) for k in keys], [getattr(b[k], metric) for k in keys]
+        binary = all(v in (0.0, 1.0) for v in xa + xb)
+        out.append(
+            mcnemar([v == 1 for v in xa], [v == 1 for v in xb], name)
+            if binary
+            else wilcoxon(xa, xb, name)
+        )
+    out.append(wilcoxon([a[k].ttc for k in keys], [b[k].ttc for k in keys], "TTC"))
+    return out
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment, in the input order."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+TEST_METHODS = {
+    "ES": "exact McNemar on paired sessions (Wilcoxon signed-rank on per-session rates when epochs make them fractional)",
+    "FT-ES": "exact McNemar on paired sessions (as ES)",
+    "TTC": "Wilcoxon signed-rank on paired sessions: exact without ties (n <= 50), exact permutation with ties "
+    f"(n <= {EXACT_PERMUTATION_UP_TO}), else normal approximation",
+    "correction": "Holm, across the comparisons of one table (p Holm beside the raw p)",
+}

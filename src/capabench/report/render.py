@@ -11,10 +11,12 @@ from pathlib import Path
 
 from capabench.report.collect import RunData
 from capabench.report.tables import (
+    comparison_rows,
     condition_rows,
     difficulty_rows,
     main_table_rows,
     mechanism_rows,
+    methods,
     pass_k_rows,
     profile_rows,
 )
@@ -24,7 +26,8 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     with path.open("w", newline="") as fh:
         if not rows:
             return
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        fields = list(dict.fromkeys(k for row in rows for k in row))  # rows may differ in columns
+        writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
 
@@ -79,11 +82,13 @@ th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f3f3
 img{max-width:100%}h2{margin-top:2em}.note{color:#666;font-size:13px}"""
 
 
-def write_report(runs: list[RunData], out: Path) -> dict[str, Path]:
+def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
+    named = methods(cluster)
     tables = {
         "main": main_table_rows(runs),
-        "conditions": condition_rows(runs),
+        "comparisons": comparison_rows(runs),
+        "conditions": condition_rows(runs, cluster),
         "mechanisms": mechanism_rows(runs),
         "profiles": profile_rows(runs),
         "difficulty": difficulty_rows(runs),
@@ -94,7 +99,13 @@ def write_report(runs: list[RunData], out: Path) -> dict[str, Path]:
         write_csv(out / f"{name}.csv", rows)
         files[f"{name}.csv"] = out / f"{name}.csv"
     (out / "report.json").write_text(
-        json.dumps({"runs": [str(r.path) for r in runs], **tables}, indent=2) + "\n"
+        json.dumps(
+            {"runs": [str(r.path) for r in runs], "methods": named, **tables},
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
     )
     files["report.json"] = out / "report.json"
     images = {}
@@ -115,13 +126,14 @@ def write_report(runs: list[RunData], out: Path) -> dict[str, Path]:
 <style>{_STYLE}</style></head><body><h1>capabench report</h1>
 <p class="note">Runs: {html.escape(", ".join(f"{r.model} ({r.path.name})" for r in runs))}. ES and FT-ES in %, TTC in turns (unsolved = 8).</p>
 <h2>Main table: no history vs same-user history</h2>{_html_table(tables["main"])}
+<h2>Every condition against no history</h2>{_html_table(tables["comparisons"])}
 <h2>All conditions</h2>{_html_table(tables["conditions"])}
 <h2>Per mechanism (same-user)</h2>{_html_table(tables["mechanisms"])}
 <h2>Per difficulty (partition from the no-history results)</h2>{_html_table(tables["difficulty"])}
 <h2>Per profile</h2>{_html_table(tables["profiles"])}
 <h2>pass^k across epochs</h2>{_html_table(tables["pass_k"])}
-{figures}</body></html>
+{figures}<h2>Methods</h2><dl class="note">{"".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in named.items())}</dl></body></html>
 """
-    (out / "report.html").write_text(page)
+    (out / "report.html").write_text(page, encoding="utf-8")
     files["report.html"] = out / "report.html"
     return files

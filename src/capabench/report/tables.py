@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from capabench.metrics import breakdown, difficulty_of, paired_tests, pass_k, summarize
+from capabench.metrics import (
+    TEST_METHODS,
+    breakdown,
+    difficulty_of,
+    epochs_of,
+    holm,
+    interval_methods,
+    paired_tests,
+    pass_k,
+    summarize,
+)
 from capabench.metrics.core import Summary
 from capabench.report.collect import RunData
 
@@ -17,47 +27,111 @@ ORDER = [
     "gated",
     "gated-llm",
 ]
+METRICS = ("ES", "FT-ES", "TTC")
 
 
 def pct(x: float) -> float:
-    return round(100 * x, 1)
+    return round(100 * x, 2)
+
+
+def methods(cluster: str = "cell") -> dict[str, str]:
+    """Every method behind the tables, by name (table footers, report.json)."""
+    return {
+        **{f"interval {k}" if k in METRICS else k: v for k, v in interval_methods(cluster).items()},
+        **{f"test {k}" if k in METRICS else k: v for k, v in TEST_METHODS.items()},
+        "differences": "ΔES and ΔFT-ES = treated − base (points); ΔTTC = base − treated (turns; positive = "
+        "fewer turns with the treatment, the paper's sign)",
+        "needless asks": "an ask answered with a convention the evaluated user's own history already "
+        "states; per session (share of sessions with one) and per ask",
+    }
+
+
+def _ordered(groups: dict) -> list[str]:
+    return sorted(groups, key=lambda c: (ORDER.index(c) if c in ORDER else len(ORDER), c))
+
+
+def comparison(run: RunData, base: str, treated: str) -> dict | None:
+    """One paired comparison of two conditions of a run: the paired n, the differences
+    (paper's signs) and the raw p-values (Holm is applied over a table's rows)."""
+    groups = run.by_condition()
+    if base not in groups or treated not in groups:
+        return None
+    a, b = summarize(groups[base]), summarize(groups[treated])
+    tests = {t.metric: t for t in paired_tests(groups[base], groups[treated])}
+    return {
+        "model": run.model, "base": base, "treated": treated, "paired n": tests["ES"].n,
+        "ES base": pct(a.es), "ES treated": pct(b.es), "ΔES (pp)": pct(b.es - a.es),
+        "FT-ES base": pct(a.ft_es), "FT-ES treated": pct(b.ft_es), "ΔFT-ES (pp)": pct(b.ft_es - a.ft_es),
+        "TTC base": round(a.ttc, 3), "TTC treated": round(b.ttc, 3), "ΔTTC (turns saved)": round(a.ttc - b.ttc, 3),
+        **{f"p {m}": tests[m].p_value for m in METRICS},
+    }  # fmt: skip
+
+
+def with_holm(rows: list[dict]) -> list[dict]:
+    """Rounded raw p-values and, beside each, Holm's adjustment over every test of the rows."""
+    keys = [(i, m) for i, r in enumerate(rows) for m in METRICS if r.get(f"p {m}") is not None]
+    adjusted = dict(zip(keys, holm([rows[i][f"p {m}"] for i, m in keys]), strict=True))
+    out = []
+    for i, row in enumerate(rows):
+        row = dict(row)
+        for m in METRICS:
+            if f"p {m}" in row:
+                row[f"p {m}"] = round(row[f"p {m}"], 4)
+                row[f"p {m} (Holm)"] = round(adjusted[(i, m)], 4)
+        out.append(row)
+    return out
 
 
 def main_table_rows(
     runs: list[RunData], base: str = "none", treated: str = "same-user"
 ) -> list[dict]:
-    """Table 1: per model, ES / FT-ES / TTC without history, with same-user history, and the gain."""
+    """Table 1: per model, ES / FT-ES / TTC without history, with same-user history, the
+    differences and the paired tests (n: the sessions both conditions completed)."""
+    named = {"base": base, "treated": treated}
+    rows = []
+    for run in runs:
+        if (c := comparison(run, base, treated)) is not None:
+            rows.append({(f"{k.split()[0]} {named[k.split()[1]]}" if k.endswith((" base", " treated")) else k): v
+                         for k, v in c.items() if k not in named})  # fmt: skip
+    return with_holm(rows)
+
+
+def comparison_rows(runs: list[RunData], base: str = "none", conditions: list[str] | None = None) -> list[dict]:  # fmt: skip
+    """Every other condition (or those given) of each run against `base`, with paired tests
+    Holm-adjusted over the whole table."""
+    rows = [
+        c
+        for run in runs
+        for cond in _ordered(run.by_condition())
+        if cond != base
+        and (conditions is None or cond in conditions)
+        and (c := comparison(run, base, cond)) is not None
+    ]
+    return with_holm(rows)
+
+
+def _ci(s: Summary, key: str, scale) -> str:
+    low, high = s.ci.get(key, (0.0, 0.0))
+    return f"{scale(low)}–{scale(high)}"
+
+
+def condition_rows(runs: list[RunData], cluster: str = "cell") -> list[dict]:
+    """Every model x condition with all the session metrics and 95% intervals."""
     rows = []
     for run in runs:
         groups = run.by_condition()
-        if base not in groups or treated not in groups:
-            continue
-        a, b = summarize(groups[base]), summarize(groups[treated])
-        tests = {t.metric: t for t in paired_tests(groups[base], groups[treated])}
-        rows.append({
-            "model": run.model, "n": min(a.n, b.n),
-            f"ES {base}": pct(a.es), f"FT-ES {base}": pct(a.ft_es), f"TTC {base}": round(a.ttc, 3),
-            f"ES {treated}": pct(b.es), f"FT-ES {treated}": pct(b.ft_es), f"TTC {treated}": round(b.ttc, 3),
-            "ES gain": pct(b.es - a.es), "FT-ES gain": pct(b.ft_es - a.ft_es), "TTC gain": round(b.ttc - a.ttc, 3),
-            "p ES": round(tests["ES"].p_value, 4), "p FT-ES": round(tests["FT-ES"].p_value, 4), "p TTC": round(tests["TTC"].p_value, 4),
-        })  # fmt: skip
-    return rows
-
-
-def condition_rows(runs: list[RunData]) -> list[dict]:
-    """Every model x condition with all the session metrics and 95% bootstrap intervals."""
-    rows = []
-    for run in runs:
-        groups = run.by_condition()
-        for cond in sorted(groups, key=lambda c: (ORDER.index(c) if c in ORDER else len(ORDER), c)):
-            s = summarize(groups[cond])
+        for cond in _ordered(groups):
+            s = summarize(groups[cond], cluster=cluster)
             rows.append({
-                "model": run.model, "condition": cond, "n": s.n, "infra errors": s.infra_errors,
-                "ES": pct(s.es), "ES 95% CI": "–".join(f"{pct(v)}" for v in s.ci.get("es", (0, 0))),
-                "FT-ES": pct(s.ft_es), "FT-ES 95% CI": "–".join(f"{pct(v)}" for v in s.ci.get("ft_es", (0, 0))),
-                "TTC": round(s.ttc, 3), "TTC 95% CI": "–".join(f"{v:.2f}" for v in s.ci.get("ttc", (0, 0))),
+                "model": run.model, "condition": cond, "n": s.n, "cells": s.cells, "attempts": s.attempts,
+                "infra errors": s.infra_errors,
+                "ES": pct(s.es), "ES 95% CI": _ci(s, "es", pct),
+                "FT-ES": pct(s.ft_es), "FT-ES 95% CI": _ci(s, "ft_es", pct),
+                "TTC": round(s.ttc, 3), "TTC 95% CI": _ci(s, "ttc", lambda v: f"{v:.3f}"),
                 "ask rate": pct(s.ask_rate), "questions/session": round(s.questions_per_session, 2),
-                "needless-ask rate": pct(s.needless_ask_rate), "wrong-guess rate": pct(s.wrong_guess_rate),
+                "needless-ask rate": pct(s.needless_ask_rate),
+                "needless per ask": None if s.needless_per_ask is None else pct(s.needless_per_ask),
+                "wrong-guess rate": pct(s.wrong_guess_rate),
                 "tokens/session": round(s.tokens_per_session, 1),
                 "cost/session ($)": None if s.cost_per_session is None else round(s.cost_per_session, 6),
                 "history tokens/session": round(sum(r.history_tokens for r in groups[cond]) / max(1, len(groups[cond])), 1),
@@ -127,11 +201,12 @@ def difficulty_rows(runs: list[RunData], reference: str = "none") -> list[dict]:
 
 
 def pass_k_rows(runs: list[RunData]) -> list[dict]:
-    """pass^k over epochs, for runs with more than one."""
+    """pass^k over the epochs the results hold (a resumed run may have more than it started
+    with), for conditions with more than one."""
     rows = []
     for run in runs:
-        epochs = int(run.manifest.get("epochs", 1))
         for cond, group in sorted(run.by_condition().items()):
+            epochs = epochs_of(group)
             for k in range(1, epochs + 1) if epochs > 1 else ():
                 value = pass_k(group, k)
                 if value is not None:
