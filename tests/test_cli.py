@@ -115,5 +115,8 @@ def test_every_commands_help_renders():
     commands = list(_commands(app))
     assert ("run",) in commands and ("swe", "batch") in commands
     for command in [(), *commands]:
-        out = CliRunner().invoke(app, [*command, "--help"])
-        assert out.exit_code == 0 and "Usage" in out.output, (command, out.output[-500:])
+        for flag in ("--help", "-h"):
+            out = CliRunner().invoke(app, [*command, flag])
+            assert out.exit_code == 0 and "Usage" in out.output, (command, flag, out.output[-500:])
+    version = CliRunner().invoke(app, ["--version"])
+    assert version.exit_code == 0 and version.output.startswith("capabench ")

@@ -20,18 +20,42 @@ from capabench.cli_swe import swe_app
 from capabench.records import Task, Verdict
 from capabench.tasks import TaskFileError, load_tasks
 
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}  # subcommands inherit it
 app = typer.Typer(
     rich_markup_mode=None,  # help texts are plain: "local[/<gguf>]" is not markup
     help="capabench: personalized-ambiguity benchmarks for coding assistants.",
     no_args_is_help=True,
+    context_settings=HELP_OPTIONS,
 )
 tasks_app = typer.Typer(
-    rich_markup_mode=None,  # help texts are plain: "local[/<gguf>]" is not markup
+    rich_markup_mode=None,
     help="Task sources: list and verify them.",
     no_args_is_help=True,
+    context_settings=HELP_OPTIONS,
 )
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(swe_app, name="swe")
+
+
+def _version(value: bool) -> None:
+    if value:
+        import capabench
+
+        print(f"capabench {capabench.__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="print the version and exit"
+        ),
+    ] = False,
+) -> None:
+    """capabench: personalized-ambiguity benchmarks for coding assistants."""
+
 
 SourceOption = Annotated[str, typer.Option("--source", help="'humaneval' or a JSONL file of tasks")]
 
@@ -184,8 +208,12 @@ def build_cmd(
     whatever they produce, and templates or scripted dialogues stand in where they fail.
     """
     from capabench.build.builder import BuildError, Models, build
-    from capabench.build.export import write_benchmark
+    from capabench.build.export import BenchmarkDirError, check_out_dir, write_benchmark
 
+    try:
+        check_out_dir(out)  # before minutes of building
+    except BenchmarkDirError as exc:
+        raise fail(str(exc)) from None
     models = Models(
         generator=_model(generator_model),
         assistant=_model(assistant_model),

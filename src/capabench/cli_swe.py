@@ -16,7 +16,9 @@ from capabench.swe.harness_images import DEFAULT_BASE_IMAGE
 swe_app = typer.Typer(
     rich_markup_mode=None,  # help texts are plain: "local[/<gguf>]" is not markup
     help="The ask-or-guess arm: coding agents on ambiguous vs full issues.",
-                      no_args_is_help=True)  # fmt: skip
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 out = Console()
 
 DatasetOpt = Annotated[

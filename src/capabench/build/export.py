@@ -17,13 +17,48 @@ from capabench.records import Cell, Manifest, Session, User
 FILES = ("cells.jsonl", "users.jsonl", "sessions-history.jsonl", "sessions-heldout.jsonl")
 
 
+class BenchmarkDirError(ValueError):
+    pass
+
+
 def _jsonl(records) -> bytes:
     return "".join(r.model_dump_json() + "\n" for r in records).encode()
 
 
-def write_benchmark(bench: Benchmark, out: str | Path) -> Manifest:
-    """Write atomically: a half-written directory never replaces a good one."""
+def check_out_dir(out: str | Path) -> None:
+    """`out` may be new, empty, or a benchmark directory holding only capabench's files (it
+    is then replaced); anything else is refused before any work: capabench never deletes
+    what it didn't write."""
     out = Path(out)
+    for parent in [out, *out.parents]:
+        if parent.exists() and not parent.is_dir():
+            raise BenchmarkDirError(
+                f"{out}: {parent} is a file, not a directory; choose another --out"
+            )
+    if not out.exists():
+        return
+    present = {p.name for p in out.iterdir()}
+    if not present:
+        return
+    ours = set(FILES) | {"manifest.json"}
+    if "manifest.json" not in present:
+        raise BenchmarkDirError(
+            f"{out} is not empty and not a benchmark directory ({len(present)} entries, e.g. "
+            f"{sorted(present)[0]!r}); choose a new or empty directory for --out"
+        )
+    foreign = sorted(present - ours)
+    if foreign:
+        raise BenchmarkDirError(
+            f"{out} holds files capabench didn't write ({', '.join(foreign[:3])}); "
+            "move them or choose another --out (capabench replaces only its own files)"
+        )
+
+
+def write_benchmark(bench: Benchmark, out: str | Path) -> Manifest:
+    """Write atomically: a half-written directory never replaces a good one, and nothing
+    capabench didn't write is ever replaced (see check_out_dir)."""
+    out = Path(out)
+    check_out_dir(out)
     blobs = {
         "cells.jsonl": _jsonl(bench.cells),
         "users.jsonl": _jsonl(bench.users),
@@ -40,6 +75,7 @@ def write_benchmark(bench: Benchmark, out: str | Path) -> Manifest:
     ).encode()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    staging.chmod(0o755)  # mkdtemp's 0700 would outlive the rename
     for name, data in blobs.items():
         (staging / name).write_bytes(data)
     if out.exists():
@@ -47,10 +83,6 @@ def write_benchmark(bench: Benchmark, out: str | Path) -> Manifest:
     os.replace(staging, out)
     bench.manifest = manifest
     return manifest
-
-
-class BenchmarkDirError(ValueError):
-    pass
 
 
 def load_benchmark(path: str | Path, *, verify: bool = True) -> Benchmark:
