@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -372,7 +373,7 @@ def _print_rows(title: str, rows: list[dict], columns: dict[str, str], caption: 
         return
     table = Table(*columns.values(), title=title, caption=caption or None)
     for row in rows:
-        table.add_row(*("" if row.get(k) is None else str(row[k]) for k in columns))
+        table.add_row(*("–" if row.get(k) is None else str(row[k]) for k in columns))
     out.print(table)
 
 
@@ -392,7 +393,14 @@ def _print_run_tables(runs, cluster: str = "cell") -> None:
 
 
 # Options shared by `run` and `study`.
-LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="sessions (an even spread)")]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        min=1,
+        help="the first N sessions of a fixed order that takes every user once before any twice",
+    ),
+]
 ConcurrencyOpt = Annotated[
     int, typer.Option("--concurrency", min=1, help="model calls in flight per endpoint")
 ]
@@ -414,7 +422,9 @@ BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="an OpenAI-co
 ApiKeyOpt = Annotated[
     str | None, typer.Option("--api-key", help="default: the provider's environment variable")
 ]
-TemperatureOpt = Annotated[float, typer.Option("--temperature")]
+TemperatureOpt = Annotated[
+    float, typer.Option("--temperature", min=0.0, max=2.0, help="sampling temperature (0: greedy)")
+]
 MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", min=16, help="per assistant turn")]
 ContextOpt = Annotated[
     int | None,
@@ -422,6 +432,13 @@ ContextOpt = Annotated[
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="don't reuse cached responses")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="benchmark seed")]
+BenchmarkOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--benchmark",
+        help="a benchmark directory made by `capabench build` (default: the seed's default benchmark)",
+    ),
+]
 PricesOpt = Annotated[
     Path | None,
     typer.Option("--prices", help='JSON {"model prefix": [input, output]} USD per 1M tokens'),
@@ -445,9 +462,16 @@ def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, 
                      prices=str(prices) if prices else None, processes=processes)  # fmt: skip
 
 
-def _benchmark(seed: int):
-    from capabench.build.export import default_benchmark
+def _benchmark(seed: int, directory: Path | None = None):
+    """The benchmark a command plays: a built directory (--benchmark), or the default one of
+    the seed (built once and cached)."""
+    from capabench.build.export import BenchmarkDirError, default_benchmark, load_benchmark
 
+    if directory is not None:
+        try:
+            return load_benchmark(directory)
+        except (BenchmarkDirError, OSError) as exc:
+            raise fail(str(exc)) from None
     bar, task = _progress("preparing the benchmark", 61)
     with bar:
         return default_benchmark(seed, progress=lambda _msg: bar.advance(task))
@@ -475,6 +499,7 @@ def run_cmd(
     context: ContextOpt = None,
     no_cache: NoCacheOpt = False,
     seed: SeedOpt = 0,
+    benchmark: BenchmarkOpt = None,
     prices: PricesOpt = None,
     top_k: TopKOpt = 2,
 ) -> None:  # fmt: skip
@@ -483,7 +508,7 @@ def run_cmd(
     from capabench.runner import Runner
     from capabench.store import RunDirError
 
-    bench = _benchmark(seed)
+    bench = _benchmark(seed, benchmark)
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     config = _run_config(model, names, limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, user_matcher=user_matcher,
                          base_url=base_url, api_key=api_key, temperature=temperature, max_tokens=max_tokens,
@@ -502,8 +527,32 @@ def run_cmd(
             runner.run(progress=lambda _r: bar.advance(task))
     except RunDirError as exc:
         raise fail(str(exc)) from None
-    _print_run_tables(load_runs([path]))
+    (run,) = load_runs([path], warn=_warn)
+    _print_run_tables([run])
     Console().print(f"run directory: {path}")
+    _say_what_failed(run, config)
+
+
+def _warn(message: str) -> None:
+    console.print(f"[yellow]warning:[/] {escape(message)}", soft_wrap=True, highlight=False)
+
+
+def _say_what_failed(run, config) -> None:
+    """Infrastructure errors are not results: name them, and exit 1 when nothing at all
+    could be measured."""
+    failed = [r for r in run.results if r.status != "completed"]
+    if not failed:
+        return
+    endpoint = config.options.base_url or f"the {config.model.split('/')[0]} endpoint"
+    first = (
+        failed[0].error.strip().splitlines()[0][:300] if failed[0].error.strip() else "no detail"
+    )
+    if len(failed) == len(run.results):
+        raise fail(
+            f"nothing was measured: all {len(failed)} sessions ended in infrastructure errors ({endpoint}): {first}"
+        )
+    console.print(f"[yellow]warning:[/] {len(failed)} of {len(run.results)} sessions ended in infrastructure "
+                  f"errors ({escape(endpoint)}), not scored; rerun the same command to retry them. First: {escape(first)}")  # fmt: skip
 
 
 @app.command("study")
@@ -525,6 +574,7 @@ def study_cmd(
     context: ContextOpt = None,
     no_cache: NoCacheOpt = False,
     seed: SeedOpt = 0,
+    benchmark: BenchmarkOpt = None,
     prices: PricesOpt = None,
     top_k: TopKOpt = 2,
 ) -> None:  # fmt: skip
@@ -538,7 +588,7 @@ def study_cmd(
         chosen = study(name)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    bench = _benchmark(seed)
+    bench = _benchmark(seed, benchmark)
     tag = bench.manifest.content_hash[:8]
     settings = dict(limit=limit, concurrency=concurrency, seed=seed, user_model=user_model, user_matcher=user_matcher, base_url=base_url,
                     api_key=api_key, temperature=temperature, max_tokens=max_tokens, no_cache=no_cache,
@@ -553,8 +603,22 @@ def study_cmd(
     except (ValueError, RunDirError) as exc:
         raise fail(str(exc)) from None
     out = out or runs / "studies"
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(f"cannot write the tables to {out}: {exc.strerror}") from None
     Console().print(chosen.about)
+    for model in models:
+        left_out = [c for c in chosen.llm_only if c not in chosen.conditions_for(model)]
+        if left_out:
+            Console().print(
+                f"{model}: {', '.join(left_out)} need an LLM (they use the evaluated model); not played for it"
+            )
+    if chosen.name == "difficulty":
+        saved = json.loads(plan.difficulty_file.read_text())
+        Console().print(
+            f"difficulty partition: {plan.difficulty_file} (from {saved['model']}'s no-history run, {saved['reference_run']})"
+        )
     for table, rows in chosen.tables(data).items():
         columns = {k: k for k in (rows[0] if rows else {})}
         _print_rows(f"{name}: {table}", rows, columns)
@@ -581,14 +645,44 @@ def report_cmd(
     from capabench.store import RunDirError
 
     try:
-        runs = load_runs(run_dirs)
+        runs = load_runs(run_dirs, warn=_warn)
     except RunDirError as exc:
         raise fail(str(exc)) from None
     if intervals not in ("cell", "session"):
         raise fail(f"--intervals must be 'cell' or 'session', not {intervals!r}")
     _print_run_tables(runs, intervals)
-    files = write_report(runs, out, cluster=intervals)
+    try:
+        files = write_report(runs, out, cluster=intervals)
+    except OSError as exc:
+        raise fail(
+            f"cannot write the report to {out}: {exc.strerror or exc}; choose another --out"
+        ) from None
     Console().print(f"wrote {', '.join(sorted(files))} to {out}")
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """What exists: model kinds, reference policies, history conditions, studies, the simulated
+    user's intent matchers and the convention families."""
+    from capabench.conventions import REGISTRY as FAMILIES
+    from capabench.history.base import CONDITIONS
+    from capabench.models.base import REGISTRY as MODELS
+    from capabench.simulate.intent import MATCHERS
+    from capabench.simulate.policies import POLICIES
+    from capabench.studies import STUDIES
+
+    rows = [
+        ("models (--model)", ", ".join({"local": "local[/<file.gguf>]", "scripted": "scripted:<replies.json>"}.get(k, f"{k}/<name>") for k in sorted(MODELS))),
+        ("reference policies (--model)", ", ".join(f"baseline/{p}" for p in POLICIES)),
+        ("conditions (--conditions)", ", ".join(sorted(CONDITIONS))),
+        ("studies (capabench study NAME)", ", ".join(STUDIES)),
+        ("intent matchers (--user-matcher)", ", ".join(MATCHERS)),
+        ("convention families", ", ".join(sorted(FAMILIES))),
+    ]  # fmt: skip
+    table = Table("what", "names", show_lines=True)
+    for what, names in rows:
+        table.add_row(what, escape(names))
+    Console().print(table)
 
 
 @app.command("audit-user")
@@ -600,6 +694,7 @@ def audit_user_cmd(
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per answer")] = 128,
     context: ContextOpt = None,
     no_cache: NoCacheOpt = False,
+    benchmark: BenchmarkOpt = None,
 ) -> None:  # fmt: skip
     """Re-read every question the simulated user answered "use your judgement" with an LLM
     (the llm matcher, given the session's own conventions) and report how often it finds

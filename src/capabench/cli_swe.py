@@ -282,6 +282,8 @@ def sanity_cmd(
     from capabench.swe.audit import sanity
     from capabench.swe.store import SweStore
 
+    if not Path(runs).is_dir():
+        raise fail(f"{runs}: no such runs directory (give the --runs of a `capabench swe batch`)")
     findings = sanity(SweStore(runs), last)
     for f in findings:
         out.print(f"{f.severity:9} {f.run_id}: {f.what}", highlight=False, soft_wrap=True)

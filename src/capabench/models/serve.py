@@ -24,7 +24,7 @@ class _Server(ThreadingHTTPServer):
 class OpenAICompatibleServer:
     def __init__(self, answer: Callable[[list[dict]], str], *, latency_s: float = 0.0,
                  embed: Callable[[list[str]], list[list[float]]] | None = None,
-                 record: bool = True, answer_json: Callable[[list[dict]], str] | None = None) -> None:  # fmt: skip
+                 record: bool = True, answer_json: Callable[[list[dict]], str] | None = None, port: int = 0) -> None:  # fmt: skip
         self.answer = answer
         self.answer_json = answer_json or answer  # for requests in JSON mode
         self.record = record  # keep every request body (tests read them; a long run must not)
@@ -120,7 +120,7 @@ class OpenAICompatibleServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = _Server(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,9 +14,11 @@ class RunData:
     manifest: dict
     results: list[SessionRun]
 
+    label: str | None = None  # set when two runs share a model: "model (run directory)"
+
     @property
     def model(self) -> str:
-        return self.manifest["model"]
+        return self.label or self.manifest["model"]
 
     def by_condition(self, split: str = "heldout") -> dict[str, list[SessionRun]]:
         """Results per condition, of the held-out sessions unless asked for the history
@@ -28,11 +30,18 @@ class RunData:
         return dict(groups)
 
 
-def load_runs(paths: list[str | Path]) -> list[RunData]:
+def load_runs(paths: list[str | Path], warn=None) -> list[RunData]:
+    """The runs of some directories; damaged result lines are reported to `warn`. Two runs of
+    the same model are told apart by their directory's name."""
     runs = []
     for path in paths:
         store = RunStore(path)
+        manifest = store.manifest()
         runs.append(
-            RunData(Path(path), store.manifest(), sorted(store.results(), key=lambda r: r.key))
+            RunData(Path(path), manifest, sorted(store.results(warn=warn), key=lambda r: r.key))
         )
+    models = Counter(r.manifest["model"] for r in runs)
+    for run in runs:
+        if models[run.manifest["model"]] > 1:
+            run.label = f"{run.manifest['model']} ({run.path.name})"
     return runs

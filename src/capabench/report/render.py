@@ -21,12 +21,16 @@ from capabench.report.tables import (
     profile_rows,
 )
 
+HEADERS = {"pass_k": ["model", "condition", "k", "pass^k"]}  # written even when empty
 
-def write_csv(path: Path, rows: list[dict]) -> None:
+
+def write_csv(path: Path, rows: list[dict], header: list[str] | None = None) -> None:
     with path.open("w", newline="") as fh:
-        if not rows:
+        fields = (
+            list(dict.fromkeys(k for row in rows for k in row)) or header or []
+        )  # rows may differ
+        if not fields:
             return
-        fields = list(dict.fromkeys(k for row in rows for k in row))  # rows may differ in columns
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
@@ -96,7 +100,7 @@ def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> di
     }
     files: dict[str, Path] = {}
     for name, rows in tables.items():
-        write_csv(out / f"{name}.csv", rows)
+        write_csv(out / f"{name}.csv", rows, HEADERS.get(name))
         files[f"{name}.csv"] = out / f"{name}.csv"
     (out / "report.json").write_text(
         json.dumps(

@@ -58,6 +58,8 @@ def comparison(run: RunData, base: str, treated: str) -> dict | None:
         return None
     a, b = summarize(groups[base]), summarize(groups[treated])
     tests = {t.metric: t for t in paired_tests(groups[base], groups[treated])}
+    if not tests["ES"].n:
+        return None  # nothing measured under both: no difference to show
     return {
         "model": run.model, "base": base, "treated": treated, "paired n": tests["ES"].n,
         "ES base": pct(a.es), "ES treated": pct(b.es), "ΔES (pp)": pct(b.es - a.es),
@@ -65,6 +67,11 @@ def comparison(run: RunData, base: str, treated: str) -> dict | None:
         "TTC base": round(a.ttc, 3), "TTC treated": round(b.ttc, 3), "ΔTTC (turns saved)": round(a.ttc - b.ttc, 3),
         **{f"p {m}": tests[m].p_value for m in METRICS},
     }  # fmt: skip
+
+
+def _significant(p: float) -> float:
+    """Three significant digits: a p of 1e-90 stays 1e-90, not 0."""
+    return float(f"{p:.3g}")
 
 
 def with_holm(rows: list[dict]) -> list[dict]:
@@ -76,8 +83,8 @@ def with_holm(rows: list[dict]) -> list[dict]:
         row = dict(row)
         for m in METRICS:
             if f"p {m}" in row:
-                row[f"p {m}"] = round(row[f"p {m}"], 4)
-                row[f"p {m} (Holm)"] = round(adjusted[(i, m)], 4)
+                row[f"p {m}"] = _significant(row[f"p {m}"])
+                row[f"p {m} (Holm)"] = _significant(adjusted[(i, m)])
         out.append(row)
     return out
 
@@ -110,11 +117,6 @@ def comparison_rows(runs: list[RunData], base: str = "none", conditions: list[st
     return with_holm(rows)
 
 
-def _ci(s: Summary, key: str, scale) -> str:
-    low, high = s.ci.get(key, (0.0, 0.0))
-    return f"{scale(low)}–{scale(high)}"
-
-
 def condition_rows(runs: list[RunData], cluster: str = "cell") -> list[dict]:
     """Every model x condition with all the session metrics and 95% intervals."""
     rows = []
@@ -122,12 +124,17 @@ def condition_rows(runs: list[RunData], cluster: str = "cell") -> list[dict]:
         groups = run.by_condition()
         for cond in _ordered(groups):
             s = summarize(groups[cond], cluster=cluster)
+            if not s.n:  # only infrastructure errors: nothing was measured, show no figure
+                rows.append(
+                    {"model": run.model, "condition": cond, "n": 0, "infra errors": s.infra_errors}
+                )
+                continue
             rows.append({
                 "model": run.model, "condition": cond, "n": s.n, "cells": s.cells, "attempts": s.attempts,
                 "infra errors": s.infra_errors,
-                "ES": pct(s.es), "ES 95% CI": _ci(s, "es", pct),
-                "FT-ES": pct(s.ft_es), "FT-ES 95% CI": _ci(s, "ft_es", pct),
-                "TTC": round(s.ttc, 3), "TTC 95% CI": _ci(s, "ttc", lambda v: f"{v:.3f}"),
+                "ES": pct(s.es), "ES 95% low": pct(s.ci["es"][0]), "ES 95% high": pct(s.ci["es"][1]),
+                "FT-ES": pct(s.ft_es), "FT-ES 95% low": pct(s.ci["ft_es"][0]), "FT-ES 95% high": pct(s.ci["ft_es"][1]),
+                "TTC": round(s.ttc, 3), "TTC 95% low": round(s.ci["ttc"][0], 3), "TTC 95% high": round(s.ci["ttc"][1], 3),
                 "ask rate": pct(s.ask_rate), "questions/session": round(s.questions_per_session, 2),
                 "needless-ask rate": pct(s.needless_ask_rate),
                 "needless per ask": None if s.needless_per_ask is None else pct(s.needless_per_ask),
@@ -149,7 +156,9 @@ def unanswered_share(results: list) -> float | None:
 
 
 def metric_cells(s: Summary) -> dict:
-    """The paper's three columns (and n) of one summary."""
+    """The paper's three columns (and n) of one summary (none when nothing was measured)."""
+    if not s.n:
+        return {"n": 0, "ES": None, "FT-ES": None, "TTC": None}
     return {"n": s.n, "ES": pct(s.es), "FT-ES": pct(s.ft_es), "TTC": round(s.ttc, 3)}
 
 

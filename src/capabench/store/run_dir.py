@@ -12,8 +12,15 @@ from pydantic import BaseModel
 
 from capabench.records import SessionRun
 
-# Settings that must match for a resumed run to mean the same thing.
-_IDENTITY = ("model", "benchmark_hash", "seed", "user_model", "user_matcher", "budget")
+# Settings that change a result: a resumed run must match them (the flag that sets each).
+_IDENTITY = {
+    "model": "--model", "benchmark_hash": "--benchmark/--seed", "seed": "--seed", "user_model": "--user-model",
+    "user_matcher": "--user-matcher", "budget": "the turn budget", "temperature": "--temperature",
+    "max_tokens": "--max-tokens", "top_k": "--top-k", "context": "--context", "base_url": "--base-url",
+}  # fmt: skip
+_OURS = {"blank-control", "results.jsonl"}  # what a run directory may hold before its manifest
+# Settings a resumed run may grow: more conditions, sessions (--limit picks a prefix) or epochs.
+_GROWS = ("conditions", "limit", "epochs")
 
 
 class RunDirError(ValueError):
@@ -38,27 +45,52 @@ class RunStore:
         return self.path / "manifest.json"
 
     def manifest(self) -> dict:
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirError(f"{self.path} is a file, not a run directory")
         if not self.manifest_path.is_file():
             raise RunDirError(f"{self.path}: not a run directory (no manifest.json)")
-        return json.loads(self.manifest_path.read_text())
+        try:
+            data = json.loads(self.manifest_path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RunDirError(
+                f"{self.manifest_path} is not valid JSON ({exc}); restore it or start another --run-dir"
+            ) from None
+        if not isinstance(data, dict) or "model" not in data:
+            raise RunDirError(
+                f"{self.manifest_path} is not a run manifest (a benchmark directory? use it with --benchmark)"
+            )
+        return data
+
+    def check(self, manifest: dict) -> dict:
+        """The manifest a resumed run will have; refuses a setting that changes a result
+        (naming it and its flag). Nothing is written."""
+        for parent in [self.path, *self.path.parents]:
+            if parent.exists() and not parent.is_dir():
+                raise RunDirError(f"{self.path}: {parent} is a file; choose another --run-dir")
+        if not self.manifest_path.is_file():
+            if self.path.is_dir() and {p.name for p in self.path.iterdir()} - _OURS:
+                raise RunDirError(
+                    f"{self.path} is not empty and not a run directory; choose a new or empty --run-dir"
+                )
+            return manifest
+        old = self.manifest()
+        for field, flag in _IDENTITY.items():
+            if old.get(field) != manifest.get(field):
+                raise RunDirError(
+                    f"{self.path}: started with {field}={old.get(field)!r}, not {manifest.get(field)!r} "
+                    f"({flag}); resume with the same setting or use another --run-dir"
+                )
+        grown = {
+            "conditions": sorted(set(old.get("conditions", [])) | set(manifest.get("conditions", []))),
+            "epochs": max(old.get("epochs", 1), manifest.get("epochs", 1)),
+            "limit": None if None in (old.get("limit"), manifest.get("limit")) else max(old["limit"], manifest["limit"]),
+        }  # fmt: skip
+        return {**old, **manifest, **grown}
 
     def open(self, manifest: dict) -> None:
         """Create the run, or check that a resumed one was started the same way."""
+        manifest = self.check(manifest)
         self.path.mkdir(parents=True, exist_ok=True)
-        if self.manifest_path.is_file():
-            old = self.manifest()
-            for field in _IDENTITY:
-                if old.get(field) != manifest.get(field):
-                    raise RunDirError(
-                        f"{self.path}: started with {field}={old.get(field)!r}, not {manifest.get(field)!r}; use another --run-dir"
-                    )
-            merged = {
-                **old,
-                "conditions": sorted(
-                    set(old.get("conditions", [])) | set(manifest.get("conditions", []))
-                ),
-            }
-            manifest = {**manifest, **merged}
         self._drop_torn_tail()
         tmp = self.manifest_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
@@ -91,18 +123,25 @@ class RunStore:
                 os.close(self._fd)
                 self._fd = None
 
-    def results(self) -> list:
-        """The newest result per key; a line torn by a crash is ignored."""
+    def results(self, *, warn=None) -> list:
+        """The newest result per key. A line that doesn't parse (torn by a crash, or damaged)
+        is skipped and reported to `warn` with its file and line number; running the run
+        again replays that session."""
         if not self.results_path.is_file():
             return []
         latest: dict[str, BaseModel] = {}
-        for line in self.results_path.read_bytes().split(b"\n"):
+        lines = self.results_path.read_bytes().split(b"\n")
+        for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 result = self.record.model_validate_json(line)
             except ValueError:
-                continue  # the torn tail of a killed write
+                if warn is not None:
+                    warn(
+                        f"{self.results_path}:{number}: not a valid result, skipped (running the run again replays it)"
+                    )
+                continue
             latest[result.key] = result
         return list(latest.values())
 

@@ -11,23 +11,36 @@ QUESTION = "Before I write it: how do you want the result returned, and what abo
 
 
 def main() -> None:
-    """`python -m capabench.testing.fake_openai --references BENCH_DIR [--asks N]`: serve, in a
-    process of its own, each held-out session's composed reference as the answer to its
-    request, after N clarifying questions. Prints the base URL, then serves until stdin closes;
+    """`python -m capabench.testing.fake_openai [--references BENCH_DIR] [--asks N] [--port P]`:
+    serve, in a process of its own, each held-out session's composed reference as the answer
+    to its request, after N clarifying questions (the default benchmark unless --references).
+    Prints the base URL, then serves until stdin closes (or, with --port, until stopped);
     then prints the time.monotonic() at which each answer was sent, as one JSON list."""
     import argparse
     import json
     import sys
+    import threading
     import time
 
     from capabench.build.export import load_benchmark
 
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--references", required=True)
+    parser = argparse.ArgumentParser(
+        description="A keyless OpenAI-compatible server for trying capabench."
+    )
+    parser.add_argument(
+        "--references", help="a benchmark directory (default: the default benchmark)"
+    )
+    parser.add_argument("--port", type=int, default=0, help="listen here and serve until stopped")
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--asks", type=int, default=0, help="questions before the reference")
     args = parser.parse_args()
-    by_request = {s.request: s.reference for s in load_benchmark(args.references).sessions}
+    if args.references:
+        bench = load_benchmark(args.references)
+    else:
+        from capabench.build.export import default_benchmark
+
+        bench = default_benchmark(0)
+    by_request = {s.request: s.reference for s in bench.sessions}
 
     sent: list[float] = []
 
@@ -38,9 +51,15 @@ def main() -> None:
         request = next((m["content"] for m in messages if m["role"] == "user"), "")
         return f"```python\n{by_request.get(request, 'pass')}```"
 
-    with FakeOpenAI(answer, latency_s=args.latency) as server:
+    with FakeOpenAI(answer, latency_s=args.latency, record=False, port=args.port) as server:
         print(server.base_url, flush=True)
-        sys.stdin.read()
+        try:
+            if args.port:
+                threading.Event().wait()
+            else:
+                sys.stdin.read()
+        except KeyboardInterrupt:
+            pass
     print(json.dumps(sent), flush=True)
 
 
