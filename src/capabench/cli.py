@@ -12,7 +12,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from capabench import judge as judging
@@ -128,7 +135,8 @@ def judge_all(pairs: list[tuple[Task, str]], workers: int | None, label: str) ->
     """Judge (task, code) pairs on every core, with a progress bar."""
     pool = judging.default_pool()
     results: list[Verdict] = []
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+               TimeRemainingColumn())  # fmt: skip
     with Progress(*columns, console=console, transient=True) as bar:
         progress = bar.add_task(label, total=len(pairs))
         with ThreadPoolExecutor(workers or pool.size) as executor:
@@ -174,7 +182,8 @@ def tasks_verify(
 
 
 def _progress(label: str, total: int):
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+               TimeRemainingColumn())  # fmt: skip
     bar = Progress(*columns, console=console, transient=True)
     return bar, bar.add_task(label, total=total)
 
@@ -353,8 +362,8 @@ def inspect_cmd(
 
 
 _MAIN_COLUMNS = {
-    "model": "model", "paired n": "n", "ES none": "ES", "FT-ES none": "FT-ES", "TTC none": "TTC",
-    "ES same-user": "ES", "FT-ES same-user": "FT-ES", "TTC same-user": "TTC",
+    "model": "model", "paired n": "n", "ES none": "ES none", "FT-ES none": "FT-ES none", "TTC none": "TTC none",
+    "ES same-user": "ES same-user", "FT-ES same-user": "FT-ES same-user", "TTC same-user": "TTC same-user",
     "ΔES (pp)": "ΔES", "ΔFT-ES (pp)": "ΔFT-ES", "ΔTTC (turns saved)": "ΔTTC",
     "p ES": "p ES", "p TTC": "p TTC",
 }  # fmt: skip
@@ -367,11 +376,14 @@ _CONDITION_COLUMNS = {
 
 def _print_rows(title: str, rows: list[dict], columns: dict[str, str], caption: str = "") -> None:
     """A readable terminal table: the key columns; the files carry everything."""
-    out = Console(width=max(Console().width, 140))  # wide tables stay whole in logs and pipes
+    # A terminal gets its own width (long cells wrap); logs and pipes get whole rows.
+    out = Console() if sys.stdout.isatty() else Console(width=max(Console().width, 140))
     if not rows:
         out.print(f"{title}: nothing to show")
         return
-    table = Table(*columns.values(), title=title, caption=caption or None)
+    table = Table(title=title, caption=caption or None)
+    for name in columns.values():
+        table.add_column(name, overflow="fold")  # a long model name wraps, never cut to "baselin…"
     for row in rows:
         table.add_row(*("–" if row.get(k) is None else str(row[k]) for k in columns))
     out.print(table)
@@ -382,8 +394,7 @@ def _print_run_tables(runs, cluster: str = "cell") -> None:
 
     named = methods(cluster)
     note = (
-        "n: sessions both conditions completed (epochs averaged per session). Columns 3-5: no history; "
-        "6-8: same-user history. ES, FT-ES in %; TTC in turns. ΔES = same-user − none; ΔTTC = none − same-user "
+        "n: sessions both conditions completed (epochs averaged per session). ES, FT-ES in %; TTC in turns. ΔES = same-user − none; ΔTTC = none − same-user "
         f"(positive: fewer turns). Tests: {named['test ES']}; {named['test TTC']}. Holm-adjusted p in the files."
     )
     _print_rows("Table 1 layout", main_table_rows(runs), _MAIN_COLUMNS, note)
@@ -488,7 +499,7 @@ def run_cmd(
     limit: LimitOpt = None,
     concurrency: ConcurrencyOpt = 4,
     processes: ProcessesOpt = 1,
-    epochs: Annotated[int, typer.Option("--epochs", min=1)] = 1,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="plays of each session (pass^k reads them)")] = 1,
     run_dir: Annotated[Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")] = None,
     user_model: UserModelOpt = None,
     user_matcher: UserMatcherOpt = "rules",

@@ -39,9 +39,11 @@ DEFAULT_RUNS = Path("runs/swe")
 
 
 def _instances(dataset: Path | None, base: Path | None):
-    from capabench.swe.bundled import bundled_dataset
+    from capabench.swe.bundled import INSTANCES, bundled_dataset, bundled_dir
     from capabench.swe.datasets import DatasetError, load_instances
 
+    if dataset is None and not (bundled_dir() / INSTANCES).is_file():
+        console.print("building and checking the bundled dataset (first use, about 15 s)...")
     try:
         return load_instances(dataset or bundled_dataset(), base=base)
     except DatasetError as exc:
