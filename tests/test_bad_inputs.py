@@ -26,6 +26,7 @@ def world(built, tmp_path_factory):
     (root / "mine").mkdir()
     (root / "mine" / "notes.txt").write_text("my notes\n")
     (root / "bad.jsonl").write_text('{"task_id": "x", "prompt": 3}\n')
+    (root / "replies.json").write_text('["ok"]')
     run = root / "run"
     out = CliRunner().invoke(
         app,
@@ -70,6 +71,22 @@ CASES = [
     ),
     ("run dir with a torn manifest", [*RUN, "--run-dir", "{torn}"], "not valid JSON"),
     ("unknown user matcher", [*RUN, "--user-matcher", "regex"], "unknown --user-matcher"),
+    ("resume with another context", [*RUN, "--run-dir", "{run}", "--context", "1024"], "--context"),
+    (
+        "resume with another user model",
+        [*RUN, "--run-dir", "{run}", "--user-model", "scripted:{root}/replies.json"],
+        "--user-model",
+    ),
+    (
+        "swe with an unknown model",
+        ["swe", "batch", "--model", "nonsense", "--count", "1"],
+        "ask-or-guess arm",
+    ),
+    (
+        "swe with a reference policy",
+        ["swe", "batch", "--model", "baseline/oracle", "--count", "1"],
+        "reference policies",
+    ),
     ("llm matcher without a model", [*RUN, "--user-matcher", "llm"], "needs --user-model"),
     (
         "benchmark that doesn't exist",

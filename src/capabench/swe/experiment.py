@@ -59,7 +59,19 @@ def make_runner(model: str, options: ModelOptions) -> AgentRunner:
         return ClaudeRunner(model, base_url=options.base_url, api_key=options.api_key)
     from capabench.swe.builtin_agent import BuiltinAgent
 
-    return BuiltinAgent(make_model(model, options))
+    if model.startswith("baseline"):
+        raise ValueError(
+            f"{model!r}: the reference policies play CAPA sessions, not repository issues"
+        )
+    try:
+        return BuiltinAgent(make_model(model, options))
+    except ValueError as exc:
+        if "unknown model" not in str(exc):
+            raise
+        raise ValueError(
+            f"unknown model {model!r} for the ask-or-guess arm: claude-<m> (Claude Agent SDK), gpt-<m> or "
+            "codex-<m> (Codex CLI), or the built-in agent on openai/<m> (with --base-url) or local"
+        ) from None
 
 
 def _slug(text: str) -> str:
