@@ -225,3 +225,23 @@ def test_cli_inspect_and_validate(built, tmp_path):
     assert missing.exit_code == 2 and "no session" in missing.output
     not_a_dir = runner.invoke(app, ["validate", str(tmp_path)])
     assert not_a_dir.exit_code == 2 and "not a benchmark directory" in not_a_dir.output
+
+
+def test_every_request_shows_its_tasks_text_as_written(built):
+    """A request states the task as its prompt does: an escape in an example ("abc\\ndef")
+    stays the two characters, never a line break."""
+    from capabench.build.request import description
+    from capabench.tasks import load_humaneval
+
+    bench, _ = built
+    tasks = {t.id: t for t in load_humaneval()}
+    for session in bench.sessions:
+        task = tasks[session.task_id]
+        text = description(task)
+        assert text in session.request, session.id
+        assert all(line.strip() in task.prompt for line in text.splitlines() if line.strip()), (
+            session.id
+        )
+    assert "\\n" in description(
+        tasks["HumanEval/51"]
+    )  # remove_vowels("abcdef\nghijklm") as written

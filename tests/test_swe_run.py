@@ -194,7 +194,7 @@ def test_locate_and_sanity_read_the_store(instances, tmp_path):
     assert cli.invoke(app, ["swe", "locate", "nothing", "--runs", str(store.root)]).exit_code == 2
 
 
-def test_preflight_certifies_the_ask_channel_or_stops_the_batch(instances, tmp_path):
+def test_preflight_certifies_the_ask_channel_or_skips_the_batch_as_a_finding(instances, tmp_path):
     from typer.testing import CliRunner
 
     from capabench.cli import app
@@ -216,11 +216,15 @@ def test_preflight_certifies_the_ask_channel_or_stops_the_batch(instances, tmp_p
     args = ["swe", "batch", "--model", f"scripted:{replies}", "--condition", "full", "--count", "1",
             "--runs", str(tmp_path / "swe")]  # fmt: skip
     stopped = CliRunner().invoke(app, args)
+    # A model that can't be certified is a finding: said, recorded for the dashboard, exit 0.
+    store = SweStore(tmp_path / "swe")
     assert (
-        stopped.exit_code == 2
-        and "preflight" in stopped.stderr
-        and not SweStore(tmp_path / "swe").summaries()
+        stopped.exit_code == 0
+        and "could not be certified" in stopped.output
+        and not store.summaries()
     )
+    assert store.preflights() == [{"model": f"scripted:{replies}", "passed": False,
+                                   "finding": f"scripted:{replies}: no ask was observed and answered (completed)"}]  # fmt: skip
     ran = CliRunner().invoke(app, [*args, "--skip-preflight"])
     assert ran.exit_code == 0, ran.stderr
     assert len(SweStore(tmp_path / "swe").summaries()) == 1
@@ -255,3 +259,30 @@ def test_a_killed_batch_resumes_without_redoing_or_losing_a_run(swe_bundled, tmp
     assert all(
         (runs / "runs" / name).read_text() == text for name, text in before.items()
     )  # kept as written
+
+
+def test_structured_actions_decode_every_reply_as_a_json_action(tmp_path):
+    """Local models act under a JSON schema: the same ask round-trip as JSON objects, the
+    schema handed to the model on every call, and the decoding recorded."""
+    from capabench.swe.builtin_agent import ACTION_SCHEMA
+    from capabench.swe.experiment import preflight
+
+    model = ScriptedModel([
+        '{"action": "ask_user", "text": "What should notes.txt say?"}',
+        '{"action": "bash", "text": "echo first > notes.txt"}',
+        "not json",
+        '{"action": "submit", "text": ""}',
+    ])  # fmt: skip
+    outcome = preflight(BuiltinAgent(model, structured=True), "scripted")
+    assert (
+        outcome.asks[0].question == "What should notes.txt say?"
+        and outcome.stop_reason == "completed"
+    )
+    assert model.schemas == [ACTION_SCHEMA] * 4 and "structured" in outcome.runner_version
+    from capabench.models import ModelOptions
+    from capabench.swe.experiment import make_runner
+
+    runner = make_runner("openai/x", ModelOptions(base_url="http://127.0.0.1:9/v1", api_key="k"))
+    assert (
+        runner.structured is False
+    )  # hosted and OpenAI-compatible models keep free text unless asked

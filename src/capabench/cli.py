@@ -370,7 +370,7 @@ _MAIN_COLUMNS = {
 _CONDITION_COLUMNS = {
     "model": "model", "condition": "condition", "n": "n", "ES": "ES", "FT-ES": "FT-ES", "TTC": "TTC",
     "ask rate": "ask%", "needless-ask rate": "needless%", "unanswered questions %": "unans%",
-    "tokens/session": "tok/sess", "infra errors": "infra",
+    "tokens/session": "tok/sess", "replies cut at the token limit": "cut", "infra errors": "infra",
 }  # fmt: skip
 
 
@@ -400,7 +400,8 @@ def _print_run_tables(runs, cluster: str = "cell") -> None:
     _print_rows("Table 1 layout", main_table_rows(runs), _MAIN_COLUMNS, note)
     _print_rows("all conditions", condition_rows(runs, cluster), _CONDITION_COLUMNS,
                 f"n: sessions; intervals in the files: ES/FT-ES {named['interval ES']}; TTC {named['interval TTC']}. "
-                "unans%: questions the simulated user answered 'use your judgement' (capabench audit-user re-reads them)")  # fmt: skip
+                "unans%: questions the simulated user answered 'use your judgement' (capabench audit-user re-reads them); "
+                "cut: assistant replies stopped by --max-tokens (a cut submission can't pass: raise it)")  # fmt: skip
 
 
 # Options shared by `run` and `study`.
@@ -513,6 +514,7 @@ def run_cmd(
     benchmark: BenchmarkOpt = None,
     prices: PricesOpt = None,
     top_k: TopKOpt = 2,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no tables (capabench report prints them)")] = False,
 ) -> None:  # fmt: skip
     """Evaluate a model or reference policy on the held-out sessions; re-running resumes."""
     from capabench.report import load_runs
@@ -539,8 +541,9 @@ def run_cmd(
     except RunDirError as exc:
         raise fail(str(exc)) from None
     (run,) = load_runs([path], warn=_warn)
-    _print_run_tables([run])
-    Console().print(f"run directory: {path}")
+    if not quiet:
+        _print_run_tables([run])
+    Console().print(f"run directory: {path} ({len(run.results)} results)")
     _say_what_failed(run, config)
 
 

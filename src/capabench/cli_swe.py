@@ -59,7 +59,7 @@ def _conditions(condition: str) -> list:
 
 
 def _runner(model: str, base_url: str | None, api_key: str | None, context: int | None, max_tokens: int,
-            steps: int):  # fmt: skip
+            steps: int, structured: bool | None = None):  # fmt: skip
     from capabench.models import ModelOptions
     from capabench.paths import cache_dir
     from capabench.swe.builtin_agent import BuiltinAgent
@@ -73,7 +73,17 @@ def _runner(model: str, base_url: str | None, api_key: str | None, context: int 
         raise fail(str(exc)) from None
     if isinstance(runner, BuiltinAgent):
         runner.steps = steps
+        # Local models act under a JSON schema by default: a small model's free-text choice
+        # of whether to ask would differ between CPUs and llama.cpp builds.
+        runner.structured = model.startswith("local") if structured is None else structured
     return runner
+
+
+StructuredOpt = Annotated[
+    bool | None,
+    typer.Option("--structured-actions/--free-actions",
+                 help="built-in agent: decode each action as a JSON object under a schema (default: on for local models)"),
+]  # fmt: skip
 
 
 def _summary_row(table: Table, s) -> None:
@@ -116,12 +126,13 @@ def batch_cmd(
     base: BaseOpt = None,
     runs: RunsOpt = DEFAULT_RUNS,
     repos: ReposOpt = None,
-    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
     context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context")] = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 1024,
     steps: Annotated[int, typer.Option("--steps", min=1, help="built-in agent: actions per session")] = 30,
     skip_preflight: Annotated[bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")] = False,
+    structured: StructuredOpt = None,
 ) -> None:  # fmt: skip
     """Sessions for the next incomplete instances, one at a time; rerunning resumes. A
     preflight canary first certifies that the model's ask channel works."""
@@ -136,15 +147,25 @@ def batch_cmd(
         instances = [i for i in instances if i.instance_id in instance]
     conditions = _conditions(condition)
     store = SweStore(runs)
-    runner = _runner(model, base_url, api_key, context, max_tokens, steps)
+    runner = _runner(model, base_url, api_key, context, max_tokens, steps, structured)
     todo = pending(instances, conditions, model, store, count)
     if todo and not skip_preflight:
         try:
-            preflight(runner, model)
+            outcome = preflight(runner, model)
         except PreflightFailed as exc:
-            raise fail(
-                f"preflight: {exc}; the batch did not start (--skip-preflight to run anyway)"
-            ) from None
+            # A finding about the model, not a harness fault: recorded, shown, exit 0.
+            store.save_preflight(model, {"model": model, "passed": False, "finding": str(exc)})
+            console.print(
+                f"[yellow]finding:[/] preflight: {escape(str(exc))}. {escape(model)}'s ask channel could not be "
+                "certified, so its batch was not run (it would measure harness breakage, not asking); "
+                "--skip-preflight runs it anyway",
+                soft_wrap=True,
+            )
+            return
+        store.save_preflight(
+            model,
+            {"model": model, "passed": True, "asks": len(outcome.asks), "turns": outcome.turns},
+        )
         console.print(
             f"preflight: {model}'s ask channel was observed, answered and the session went on"
         )
@@ -297,16 +318,19 @@ def sanity_cmd(
 @swe_app.command("preflight")
 def preflight_cmd(
     model: ModelOpt,
-    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
     context: Annotated[int | None, typer.Option("--context", min=512)] = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 1024,
+    structured: StructuredOpt = None,
 ) -> None:  # fmt: skip
     """Certify a model's ask channel with one forced ask round-trip (exit 1 if it fails)."""
     from capabench.swe.experiment import PreflightFailed, preflight
 
     try:
-        outcome = preflight(_runner(model, base_url, api_key, context, max_tokens, 8), model)
+        outcome = preflight(
+            _runner(model, base_url, api_key, context, max_tokens, 8, structured), model
+        )
     except PreflightFailed as exc:
         console.print(
             f"[red]preflight failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False

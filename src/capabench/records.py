@@ -266,6 +266,10 @@ class SessionRun(Played):
         default=0, description="asks about conventions the given history already showed"
     )
     first_move: Literal["ask", "submit", "both", "neither"] = "neither"
+    truncated_replies: int = Field(
+        default=0,
+        description="assistant replies cut at the token limit (a cut submission can't pass)",
+    )
     user_questions: int = Field(
         default=0, description="asking sentences the simulated user read (not in a passing turn)"
     )

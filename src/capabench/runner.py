@@ -173,6 +173,7 @@ class Player:
             model=self.config.model, status=status, error=error, solved_turn=transcript.solved_turn,
             turns=tuple(transcript.turns), asks=sum(asks), submissions=sum(t.verdict is not None for t in mine),
             needless_asks=needless, first_move=first, user_questions=transcript.user_questions,
+            truncated_replies=sum(c.truncated for c in completions),
             unanswered=tuple(transcript.unanswered), input_tokens=tokens_in, output_tokens=tokens_out,
             cost_usd=cost(self.config.model, tokens_in, tokens_out, self.prices), history_tokens=context.tokens,
             history_info=context.info,

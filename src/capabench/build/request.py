@@ -4,7 +4,9 @@ leaves the conventions to cues or to silence, as their mechanisms dictate."""
 from __future__ import annotations
 
 import ast
+import inspect
 import random
+import re
 
 from capabench.conventions import REGISTRY
 from capabench.conventions.shape import entry_def
@@ -13,8 +15,20 @@ from capabench.records import Profile, Slot, Task
 
 
 def description(task: Task) -> str:
-    doc = ast.get_docstring(entry_def(task), clean=True)
-    return doc.strip() if doc else f"Implement {task.entry_point}."
+    """The task's docstring as its prompt shows it: from the source, so an escape such as
+    `"abc\\ndef"` in an example stays the two characters the task wrote, not a line break."""
+    fn = entry_def(task)
+    # The docstring, or the string a task puts after an import (HumanEval/115 does).
+    node = next((n.value for n in fn.body[:2] if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+                 and isinstance(n.value.value, str) and n.value.value.strip()), None)  # fmt: skip
+    if node is None:
+        return f"Implement {task.entry_point}."
+    literal = ast.get_source_segment(task.reference_code, node) or ""
+    quotes = re.match(r"[rRuU]?(\"\"\"|\'\'\'|\"|\')", literal)
+    if quotes is None:  # not a plain literal: fall back to its value
+        return inspect.cleandoc(node.value).strip()
+    body = literal[quotes.end() : len(literal) - len(quotes.group(1))]
+    return inspect.cleandoc(body).strip()
 
 
 def signature(task: Task) -> str:

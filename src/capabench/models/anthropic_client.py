@@ -26,7 +26,9 @@ class AnthropicModel:
         )
         self.endpoint = base_url or "https://api.anthropic.com"
 
-    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+    def complete(
+        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
+    ) -> Completion:
         # No JSON mode in the Messages API: the prompt's own "answer with JSON only" has to do.
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
@@ -42,6 +44,7 @@ class AnthropicModel:
         usage = getattr(response, "usage", None)
         return Completion(
             text=text,
+            truncated=getattr(response, "stop_reason", None) == "max_tokens",
             input_tokens=getattr(usage, "input_tokens", 0) or 0,
             output_tokens=getattr(usage, "output_tokens", 0) or 0,
             model=self.name,

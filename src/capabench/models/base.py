@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -22,15 +23,20 @@ class Completion(BaseModel):
     output_tokens: int = 0
     model: str = ""
     cached: bool = False
+    truncated: bool = False  # the reply stopped at the token limit (finish reason "length")
 
 
 class ChatModel(Protocol):
     name: str
 
-    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+    def complete(
+        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
+    ) -> Completion:
         """The next assistant message. json_object: the caller wants one JSON object (the
         endpoint's JSON mode where it has one, e.g. grammar-constrained for llama.cpp; the
-        prompt must still ask for JSON, as OpenAI's JSON mode requires)."""
+        prompt must still ask for JSON, as OpenAI's JSON mode requires). schema: a JSON
+        schema the object must follow (implies json_object; enforced where the endpoint can:
+        llama.cpp's grammar, OpenAI's structured outputs; elsewhere the prompt must say it)."""
         ...
 
 
@@ -45,8 +51,16 @@ class ModelOptions:
     max_tokens: int = 2048
     concurrency: int = 8
     context: int | None = None  # a local model's context window in tokens (None: 8192)
+    # llama.cpp threads for a local model (None: CAPABENCH_LLAMA_THREADS, else every core);
+    # numerics differ with the count, so it is part of the cache key when set.
+    threads: int | None = field(default_factory=lambda: _env_int("CAPABENCH_LLAMA_THREADS"))
     cache: str | None = None
     retry: object | None = None  # a retry.RetryPolicy; None for the default
+
+
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
 
 
 Factory = Callable[[str, ModelOptions], ChatModel]
@@ -85,5 +99,7 @@ def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
         )
     if options.cache:
         params = {"temperature": options.temperature, "max_tokens": options.max_tokens}
+        if options.threads is not None and prefix == "local":
+            params["threads"] = options.threads
         model = CachedModel(model, ResponseCache(options.cache), params)
     return model

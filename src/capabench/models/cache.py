@@ -55,12 +55,16 @@ class CachedModel:
         self.cache = cache
         self.params = params or {}
 
-    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+    def complete(
+        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
+    ) -> Completion:
         params = {**self.params, "json_object": True} if json_object else self.params
+        if schema is not None:
+            params = {**params, "schema": schema}
         key = request_key(self.name, messages, params)
         hit = self.cache.get(key)
         if hit is not None:
             return hit.model_copy(update={"cached": True})
-        completion = self.inner.complete(messages, json_object=json_object)
+        completion = self.inner.complete(messages, json_object=json_object, schema=schema)
         self.cache.put(key, completion)
         return completion

@@ -80,7 +80,9 @@ class LocalModel:
             verbose=False,
         )
 
-    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+    def complete(
+        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
+    ) -> Completion:
         with self._lock:
             try:
                 response = self.llm.create_chat_completion(
@@ -88,14 +90,22 @@ class LocalModel:
                     temperature=self.temperature,
                     max_tokens=self.max_tokens,
                     seed=0,
-                    # llama.cpp constrains sampling to a JSON grammar: small models parse.
-                    response_format={"type": "json_object"} if json_object else None,
+                    # llama.cpp constrains sampling to a JSON grammar (to the schema's when
+                    # given): a small model's reply always parses.
+                    response_format=(
+                        {"type": "json_object", "schema": schema}
+                        if schema is not None
+                        else {"type": "json_object"}
+                        if json_object
+                        else None
+                    ),
                 )
             except ValueError as exc:  # e.g. the dialogue outgrew the context window
                 raise InfraError(f"{self.name}: {exc}", retryable=False) from None
         usage = response.get("usage", {})
         return Completion(
             text=response["choices"][0]["message"]["content"] or "",
+            truncated=response["choices"][0].get("finish_reason") == "length",
             input_tokens=usage.get("prompt_tokens", 0),
             output_tokens=usage.get("completion_tokens", 0),
             model=self.name,
@@ -112,10 +122,9 @@ def _local(path: str, options: ModelOptions) -> LocalModel:
     if not gguf.is_file():
         raise ValueError(f"no GGUF file at {gguf}")
     n_ctx = options.context or DEFAULT_CONTEXT
-    key = f"{gguf.resolve()}:{options.temperature}:{options.max_tokens}:{n_ctx}"
+    key = f"{gguf.resolve()}:{options.temperature}:{options.max_tokens}:{n_ctx}:{options.threads}"
     with _loaded_lock:  # loading weights is slow: one instance per file and settings
         if key not in _loaded:
-            _loaded[key] = LocalModel(
-                gguf, temperature=options.temperature, max_tokens=options.max_tokens, n_ctx=n_ctx
-            )
+            _loaded[key] = LocalModel(gguf, temperature=options.temperature, max_tokens=options.max_tokens,
+                                      n_ctx=n_ctx, threads=options.threads)  # fmt: skip
         return _loaded[key]

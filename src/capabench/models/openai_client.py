@@ -30,14 +30,21 @@ class OpenAIModel:
         )
         self.endpoint = base_url or "https://api.openai.com"
 
-    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+    def complete(
+        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
+    ) -> Completion:
         body = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
-        if json_object:
+        if schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": schema},
+            }
+        elif json_object:
             body["response_format"] = {"type": "json_object"}
         with sdk_errors(self._openai, self.name):
             # The SDK's generic request, not chat.completions.create: create() walks the type
@@ -47,6 +54,7 @@ class OpenAIModel:
         try:
             response = json.loads(raw)
             text = response["choices"][0]["message"]["content"] or ""
+            truncated = response["choices"][0].get("finish_reason") == "length"
             usage = response.get("usage") or {}
             if not isinstance(text, str) or not isinstance(usage, dict):
                 raise TypeError
@@ -54,6 +62,7 @@ class OpenAIModel:
             raise InfraError(f"{self.name}: malformed response: {raw[:200]!r}") from None
         return Completion(
             text=text,
+            truncated=truncated,
             input_tokens=usage.get("prompt_tokens") or 0,
             output_tokens=usage.get("completion_tokens") or 0,
             model=self.name,

@@ -17,10 +17,14 @@ class ScriptedModel:
         self._replies = replies
         self.calls: list[list[Message]] = []
         self.json_calls = 0  # calls that asked for a JSON object
+        self.schemas: list[dict | None] = []  # each call's schema (None: free text)
 
-    def complete(self, messages: list[Message], *, json_object: bool = False) -> Completion:
+    def complete(
+        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
+    ) -> Completion:
         self.calls.append(list(messages))
-        self.json_calls += json_object
+        self.json_calls += json_object or schema is not None
+        self.schemas.append(schema)
         if callable(self._replies):
             text = self._replies(messages)
         else:

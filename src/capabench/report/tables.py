@@ -143,6 +143,7 @@ def condition_rows(runs: list[RunData], cluster: str = "cell") -> list[dict]:
                 "cost/session ($)": None if s.cost_per_session is None else round(s.cost_per_session, 6),
                 "history tokens/session": round(sum(r.history_tokens for r in groups[cond]) / max(1, len(groups[cond])), 1),
                 "unanswered questions %": unanswered_share(groups[cond]),
+                "replies cut at the token limit": sum(r.truncated_replies for r in groups[cond]),
             })  # fmt: skip
     return rows
 

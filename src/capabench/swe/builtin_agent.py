@@ -4,6 +4,7 @@ command, a question to the user, or submit."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -32,22 +33,59 @@ To end the session (the changes in the repository are your result):
 ```submit
 ```"""
 ACTION = re.compile(r"```(bash|sh|ask_user|submit)[^\n]*\n(.*?)```", re.S)
+# Structured actions: the same three actions as one JSON object, decoded under this schema
+# where the endpoint can enforce it (llama.cpp's grammar): every reply is a valid action, so
+# a small model's free-text drift can't decide whether it asks.
+STRUCTURED_SYSTEM = """You are a software engineer working in a git repository; your commands run in its root.
+Act by replying with exactly one JSON object per message:
+
+{"action": "bash", "text": "ls"}                  runs a shell command in the repository; you see its output
+{"action": "ask_user", "text": "your question"}   asks the user a question; you see their reply
+{"action": "submit", "text": ""}                  ends the session (the changes in the repository are your result)"""
+ACTION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["bash", "ask_user", "submit"]},
+        "text": {"type": "string"},
+    },
+    "required": ["action", "text"],
+}
 REMINDER = "Reply with one ```bash```, ```ask_user``` or ```submit``` block."
+STRUCTURED_REMINDER = (
+    'Reply with one JSON object: {"action": "bash" | "ask_user" | "submit", "text": "..."}.'
+)
 MAX_OUTPUT = 4000  # characters of command output per step: small models' context is short
 
 
 class BuiltinAgent:
-    def __init__(
-        self, model: ChatModel, *, steps: int = 30, command_timeout_s: float = 60.0
-    ) -> None:
+    def __init__(self, model: ChatModel, *, steps: int = 30, command_timeout_s: float = 60.0,
+                 structured: bool = False) -> None:  # fmt: skip
         self.model = model
         self.steps = steps
         self.command_timeout_s = command_timeout_s
+        self.structured = structured
+
+    def _action(self, text: str) -> tuple[str, str] | None:
+        """The reply's action (kind, body), or None when it has none."""
+        if self.structured:
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError:
+                return None
+            if not isinstance(data, dict) or data.get("action") not in TOOLS:
+                return None
+            return data["action"], str(data.get("text", "")).strip()
+        match = ACTION.search(text)
+        return (match.group(1), match.group(2).strip()) if match else None
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
-        messages = [Message(role="system", content=SYSTEM),
+        system = STRUCTURED_SYSTEM if self.structured else SYSTEM
+        messages = [Message(role="system", content=system),
                     Message(role="user", content=task.prompt)]  # fmt: skip
-        out = SessionOutcome(stop_reason="step_limit", tools=TOOLS, runner_version=VERSION)
+        decoding = "structured (JSON schema)" if self.structured else "free text"
+        out = SessionOutcome(
+            stop_reason="step_limit", tools=TOOLS, runner_version=f"{VERSION}; {decoding}"
+        )
         start, idle = ws.fingerprint(), 0
 
         def note(kind: str, text: str, **data) -> None:
@@ -56,7 +94,9 @@ class BuiltinAgent:
         for turn in range(1, self.steps + 1):
             out.turns = turn
             try:
-                reply = self.model.complete(messages)
+                reply = self.model.complete(
+                    messages, schema=ACTION_SCHEMA if self.structured else None
+                )
             except InfraError as exc:
                 out.stop_reason, out.error = "error", str(exc)
                 note("error", str(exc))
@@ -70,16 +110,20 @@ class BuiltinAgent:
                 output_tokens=reply.output_tokens,
             )
             messages.append(Message(role="assistant", content=reply.text))
-            match = ACTION.search(reply.text)
-            if match is None:
+            action = self._action(reply.text)
+            if action is None:
                 idle += 1
                 if idle == 3:
                     out.stop_reason = "no_action"
                     return out
-                messages.append(Message(role="user", content=REMINDER))
+                messages.append(
+                    Message(
+                        role="user", content=STRUCTURED_REMINDER if self.structured else REMINDER
+                    )
+                )
                 continue
             idle = 0
-            kind, body = match.group(1), match.group(2).strip()
+            kind, body = action
             if kind == "submit":
                 out.stop_reason = "completed"
                 return out

@@ -97,7 +97,12 @@ def build(
     # never inside a run record: an agent's question is judged next to what was left out.
     keys = {i.instance_id: {"ambiguous": i.problem_statement, "full": i.original_issue, "extra": i.extra}
             for i in instances if i.instance_id in {s.instance_id for s in summaries}}  # fmt: skip
-    data = {"arms": _arms(summaries, grades), "runs": runs, "keys": keys}
+    data = {
+        "arms": _arms(summaries, grades),
+        "runs": runs,
+        "keys": keys,
+        "preflights": store.preflights(),
+    }
     page = TEMPLATE.replace(
         "/*DATA*/null", redact(json.dumps(data).replace("</", "<\\/"), repo_root)
     )
@@ -121,6 +126,7 @@ label{margin-right:12px}
 </style></head><body>
 <h1>Ask or guess: coding agents on ambiguous vs full issues</h1>
 <p>Each model is its own arm (its ask channel named); arms are never pooled. Small counts are shown as fractions.</p>
+<div id="preflights"></div>
 <div id="arms"></div>
 <h2>Runs</h2>
 <div id="filters">
@@ -136,6 +142,12 @@ label{margin-right:12px}
 <script>
 const DATA = /*DATA*/null;
 const esc = s => String(s ?? "").replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]));
+function preflights(){
+  const p = DATA.preflights || [];
+  if (!p.length) return;
+  document.getElementById("preflights").innerHTML = "<h2>Preflight (ask channel certification)</h2><ul>" + p.map(x =>
+    `<li><b>${esc(x.model)}</b>: ${x.passed ? '<span class="ok">certified</span>' : '<span class="bad">not certified</span>: ' + esc(x.finding) + " (its batch was not run)"}</li>`).join("") + "</ul>";
+}
 function arms(){
   let h = "<table><tr><th></th>" + DATA.arms.map(a => `<th>${esc(a.model)}<br><small>${esc(a.runner)}: ${esc(a.channel)}</small></th>`).join("") + "</tr>";
   for (const c of ["ambiguous","full"]) for (const [k,label] of [["runs","runs"],["ask","asked"],["resolved","resolved"]])
@@ -188,7 +200,7 @@ function detail(i){
     <div class="side"><div><h3>Patch</h3><pre>${esc(r.patch) || "(empty)"}</pre></div>
     <div><h3>Grade</h3><pre>${esc(JSON.stringify(r.grade, null, 1))}</pre></div></div>`;
 }
-arms(); rows();
+preflights(); arms(); rows();
 for (const id of ["f-model","f-condition","f-asked","f-resolved","f-repo","f-difficulty"]) document.getElementById(id).onchange = rows;
 document.querySelector("#runs tbody").onclick = e => { const tr = e.target.closest("tr"); if (tr) detail(+tr.dataset.i); };
 if (DATA.runs.length) detail(0);

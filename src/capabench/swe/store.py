@@ -54,6 +54,10 @@ class RunSummary(BaseModel):
         return self.stop_reason == "error" and self.patch_bytes == 0
 
 
+def _file_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in text)[:120]
+
+
 class SweStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)  # folders appear with their first file: reading creates nothing
@@ -112,6 +116,15 @@ class SweStore:
         return (
             [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
         )
+
+    def save_preflight(self, model: str, result: dict) -> None:
+        """The latest preflight of a model (passed or not): a finding about the model."""
+        self.overwrite(
+            self.root / "preflight" / f"{_file_name(model)}.json", json.dumps(result, indent=1)
+        )
+
+    def preflights(self) -> list[dict]:
+        return [json.loads(f.read_text()) for f in sorted((self.root / "preflight").glob("*.json"))]
 
     def evaluation(self, run_id: str) -> Grade | None:
         path = self.path("evaluations", run_id)
