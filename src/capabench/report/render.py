@@ -36,31 +36,58 @@ def write_csv(path: Path, rows: list[dict], header: list[str] | None = None) -> 
         writer.writerows(rows)
 
 
+LIMITS = {"ES": (0, 100), "FT-ES": (0, 100), "TTC": (1, 8)}  # fixed: all-zero runs don't zoom in
+
+
 def _plot_png(rows: list[dict], group: str, title: str) -> bytes:
+    """ES / FT-ES / TTC bars per group and model on fixed axes, with the 95% intervals as
+    error bars (where the rows carry them) and each bar's value and n written on it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    rows = [r for r in rows if r.get("ES") is not None]  # n = 0: nothing was measured
     labels = sorted({r[group] for r in rows})
     models = sorted({r["model"] for r in rows})
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
     width = 0.8 / max(1, len(models))
     for ax, metric in zip(axes, ("ES", "FT-ES", "TTC"), strict=True):
+        low, high = LIMITS[metric]
         for i, model in enumerate(models):
-            values = [
-                next((r[metric] for r in rows if r["model"] == model and r[group] == lab), 0)
+            found = [
+                next((r for r in rows if r["model"] == model and r[group] == lab), None)
                 for lab in labels
             ]
-            ax.bar([x + i * width for x in range(len(labels))], values, width, label=model)
-        ax.set_title(metric + (" (%)" if metric != "TTC" else " (turns)"))
+            xs = [x + i * width for x, r in zip(range(len(labels)), found, strict=True) if r]
+            mine = [r for r in found if r]
+            values = [r[metric] for r in mine]
+            errors = None
+            if all(f"{metric} 95% low" in r for r in mine) and mine:
+                errors = [[max(0, r[metric] - r[f"{metric} 95% low"]) for r in mine],
+                          [max(0, r[f"{metric} 95% high"] - r[metric]) for r in mine]]  # fmt: skip
+            bottom = low if metric == "TTC" else 0
+            bars = ax.bar(xs, [v - bottom for v in values], width, bottom=bottom, label=model, yerr=errors,
+                          capsize=3, error_kw={"elinewidth": 1})  # fmt: skip
+            for bar, r in zip(bars, mine, strict=True):
+                text = f"{r[metric]:g}\nn={r['n']}"
+                top = max(r[metric], r.get(f"{metric} 95% high", r[metric]))  # above the error bar
+                ax.annotate(text, (bar.get_x() + bar.get_width() / 2, top),
+                            ha="center", va="bottom", fontsize=6, xytext=(0, 2), textcoords="offset points")  # fmt: skip
+        ax.set_ylim(low, high + (high - low) * 0.18)
+        ax.set_title(metric + (" (%)" if metric != "TTC" else " (turns; unsolved = 8)"))
         ax.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(labels))])
         ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
     handles, names = axes[0].get_legend_handles_labels()
     fig.legend(
-        handles, names, loc="lower center", ncol=min(4, len(models)), fontsize=8, frameon=False
+        handles,
+        names,
+        loc="lower center",
+        ncol=min(4, max(1, len(models))),
+        fontsize=8,
+        frameon=False,
     )
-    fig.suptitle(title)
+    fig.suptitle(title + " (error bars: 95% intervals)")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)

@@ -65,6 +65,13 @@ class BuiltinAgent:
         self.command_timeout_s = command_timeout_s
         self.structured = structured
 
+    @property
+    def ask_hint(self) -> str:
+        """How this agent asks, in a form a small model can copy (the preflight's canary)."""
+        if self.structured:
+            return 'Your first reply must be exactly: {"action": "ask_user", "text": "What should notes.txt say?"}'
+        return "Your first reply must be exactly:\n```ask_user\nWhat should notes.txt say?\n```"
+
     def _action(self, text: str) -> tuple[str, str] | None:
         """The reply's action (kind, body), or None when it has none."""
         if self.structured:

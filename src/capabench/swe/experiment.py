@@ -231,15 +231,23 @@ def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
         git("add", "-A", cwd=repo)
         git("commit", "--quiet", "-m", "preflight", cwd=repo)
         commit = git("rev-parse", "HEAD", cwd=repo).strip()
+        # A runner may name its channel (the built-in agent's action): the canary certifies
+        # the harness's ask path, not the model's judgement of when to ask.
+        prompt = " ".join(filter(None, [PREFLIGHT_PROMPT, getattr(runner, "ask_hint", "")]))
         task = AgentTask(instance_id="preflight", repo="capabench/preflight", base_commit=commit,
-                         condition="full", prompt=PREFLIGHT_PROMPT, prompt_sha256="")  # fmt: skip
+                         condition="full", prompt=prompt, prompt_sha256="")  # fmt: skip
         with Workspace(repo, commit) as ws:
             outcome = runner.run(task, ws)
     answered = [a for a in outcome.asks if a.answer is not None]
     if not answered:
         raise PreflightFailed(f"{model}: no ask was observed and answered ({outcome.stop_reason}"
                               f"{': ' + outcome.error if outcome.error else ''})")  # fmt: skip
-    if outcome.turns <= answered[0].turn or outcome.stop_reason not in ("completed", "step_limit"):
+    # Going on may be asking again until the cap: each answer was delivered and acted on.
+    if outcome.turns <= answered[0].turn or outcome.stop_reason not in (
+        "completed",
+        "step_limit",
+        "max_ask_rounds",
+    ):
         raise PreflightFailed(f"{model}: the session did not continue after the answered ask "
                               f"({outcome.stop_reason})")  # fmt: skip
     return outcome
