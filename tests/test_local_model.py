@@ -82,7 +82,7 @@ def test_mem0_builds_memories_with_the_embedded_model_served_locally():
     class Counting:
         name = model.name
 
-        def complete(self, messages, *, json_object=False):
+        def complete(self, messages, *, json_object=False, schema=None, stop=()):
             calls.append(json_object)
             return model.complete(messages, json_object=json_object)
 

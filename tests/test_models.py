@@ -10,6 +10,7 @@ from capabench.models.cache import ResponseCache, request_key
 from capabench.models.errors import retry_after_seconds
 from capabench.models.pricing import cost, load_prices
 from capabench.models.retry import RetryPolicy
+from capabench.records import Turn
 from capabench.testing.fake_openai import FakeOpenAI
 
 HELLO = [Message(role="system", content="be brief"), Message(role="user", content="say hi")]
@@ -186,3 +187,31 @@ def test_price_files_extend_the_table_and_bad_ones_say_why(tmp_path):
         good.write_text(text)
         with pytest.raises(ValueError, match=why):
             load_prices(good)
+
+
+def test_stop_sequences_and_schemas_reach_the_endpoint_and_the_cache_key(tmp_path):
+    """A reply constrained by a schema or ended by a stop string: both travel in the request
+    and are part of the cached request (the same messages without them are another request)."""
+    from capabench.simulate.model_assistant import CODE_END, ModelAssistant
+
+    schema = {
+        "type": "object",
+        "properties": {"action": {"type": "string"}},
+        "required": ["action"],
+    }
+    with FakeOpenAI(lambda messages: "Here:\n```python\ndef f():\n    return 1") as server:
+        options = _options(server, [], cache=str(tmp_path / "cache.sqlite"))
+        model = make_model("openai/m", options)
+        model.complete(HELLO, schema=schema)
+        model.complete(HELLO, stop=(CODE_END,))
+        model.complete(HELLO)
+        model.complete(HELLO, stop=(CODE_END,))  # cached
+        assistant = ModelAssistant(model, stop_after_code=True)
+        reply = assistant.reply([Turn(role="user", text="Write f.")])
+    first, second, third = server.requests[:3]
+    assert first["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "reply", "schema": schema},
+    }
+    assert second["stop"] == [CODE_END] and "stop" not in third and len(server.requests) == 4
+    assert reply.endswith("return 1\n```")  # the stop string left out, the code block closed again

@@ -128,9 +128,8 @@ class Player:
                 PolicyInput(session, self.shapes()[session.task_id], context, epoch)
             )
         else:
-            assistant = ModelAssistant(
-                self.model, system=system_prompt(context, self.config.budget)
-            )
+            assistant = ModelAssistant(self.model, system=system_prompt(context, self.config.budget),
+                                       stop_after_code=self.config.model.startswith("local"))  # fmt: skip
         user = SimulatedUser(
             session, pool=self.pool, expression_model=self.user_model, matcher=self.matcher
         )
@@ -229,6 +228,7 @@ class Runner:
         )
         return {
             "model": c.model, "conditions": c.conditions, "epochs": c.epochs, "limit": c.limit, "seed": c.seed,
+            "decoding": "a reply ends with its first code block" if c.model.startswith("local") else "free text",
             "user_model": c.user_model, "user_matcher": c.user_matcher, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
             "benchmark_seed": self.bench.manifest.seed, "capabench_version": capabench.__version__,
             "python": platform.python_version(), "judge_isolation": isolation,

@@ -26,9 +26,8 @@ class AnthropicModel:
         )
         self.endpoint = base_url or "https://api.anthropic.com"
 
-    def complete(
-        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
+                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
         # No JSON mode in the Messages API: the prompt's own "answer with JSON only" has to do.
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
@@ -36,6 +35,8 @@ class AnthropicModel:
         # Recent SDKs dropped sampling arguments from `create`'s signature; the request body
         # still carries them (the API's own default temperature is 1, not the harness's 0).
         kwargs["extra_body"] = {"temperature": self.temperature}
+        if stop:
+            kwargs["stop_sequences"] = list(stop)
         with sdk_errors(self._anthropic, self.name):
             response = self.client.messages.create(
                 model=self.model, messages=turns, max_tokens=self.max_tokens, **kwargs

@@ -29,14 +29,14 @@ class Completion(BaseModel):
 class ChatModel(Protocol):
     name: str
 
-    def complete(
-        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
+                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
         """The next assistant message. json_object: the caller wants one JSON object (the
         endpoint's JSON mode where it has one, e.g. grammar-constrained for llama.cpp; the
         prompt must still ask for JSON, as OpenAI's JSON mode requires). schema: a JSON
         schema the object must follow (implies json_object; enforced where the endpoint can:
-        llama.cpp's grammar, OpenAI's structured outputs; elsewhere the prompt must say it)."""
+        llama.cpp's grammar, OpenAI's structured outputs; elsewhere the prompt must say it).
+        stop: the reply ends before the first of these strings (which it then leaves out)."""
         ...
 
 

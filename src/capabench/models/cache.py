@@ -55,16 +55,19 @@ class CachedModel:
         self.cache = cache
         self.params = params or {}
 
-    def complete(
-        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
+                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
         params = {**self.params, "json_object": True} if json_object else self.params
         if schema is not None:
             params = {**params, "schema": schema}
+        if stop:
+            params = {**params, "stop": list(stop)}
         key = request_key(self.name, messages, params)
         hit = self.cache.get(key)
         if hit is not None:
             return hit.model_copy(update={"cached": True})
-        completion = self.inner.complete(messages, json_object=json_object, schema=schema)
+        completion = self.inner.complete(
+            messages, json_object=json_object, schema=schema, stop=stop
+        )
         self.cache.put(key, completion)
         return completion

@@ -80,9 +80,8 @@ class LocalModel:
             verbose=False,
         )
 
-    def complete(
-        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
+                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
         with self._lock:
             try:
                 response = self.llm.create_chat_completion(
@@ -90,6 +89,7 @@ class LocalModel:
                     temperature=self.temperature,
                     max_tokens=self.max_tokens,
                     seed=0,
+                    stop=list(stop) or None,
                     # llama.cpp constrains sampling to a JSON grammar (to the schema's when
                     # given): a small model's reply always parses.
                     response_format=(

@@ -30,15 +30,16 @@ class OpenAIModel:
         )
         self.endpoint = base_url or "https://api.openai.com"
 
-    def complete(
-        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
+                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
         body = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        if stop:
+            body["stop"] = list(stop)
         if schema is not None:
             body["response_format"] = {
                 "type": "json_schema",

@@ -54,13 +54,14 @@ class RetryingModel:
         self.slot = endpoint_slot(endpoint or inner.name, concurrency)
         self.retries = 0
 
-    def complete(
-        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
+                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
         for attempt in range(1, self.policy.attempts + 1):
             try:
                 with self.slot:
-                    return self.inner.complete(messages, json_object=json_object, schema=schema)
+                    return self.inner.complete(
+                        messages, json_object=json_object, schema=schema, stop=stop
+                    )
             except InfraError as error:
                 if not error.retryable or attempt == self.policy.attempts:
                     raise

@@ -19,9 +19,8 @@ class ScriptedModel:
         self.json_calls = 0  # calls that asked for a JSON object
         self.schemas: list[dict | None] = []  # each call's schema (None: free text)
 
-    def complete(
-        self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None
-    ) -> Completion:
+    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
+                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
         self.calls.append(list(messages))
         self.json_calls += json_object or schema is not None
         self.schemas.append(schema)

@@ -12,15 +12,25 @@ SYSTEM_PROMPT = (
 )
 
 
+# A reply ends with its first code block: the submission can't be cut mid-code by the token
+# limit while the model goes on writing (small models ramble or repeat after the code).
+CODE_END = "\n```\n"
+
+
 class ModelAssistant:
-    def __init__(self, model: ChatModel, *, system: str = SYSTEM_PROMPT, context: str = "") -> None:
+    def __init__(self, model: ChatModel, *, system: str = SYSTEM_PROMPT, context: str = "",
+                 stop_after_code: bool = False) -> None:  # fmt: skip
         self.model = model
         self.system = system + (f"\n\n{context}" if context else "")
+        self.stop_after_code = stop_after_code
         self.completions = []
 
     def reply(self, turns: list[Turn]) -> str:
         messages = [Message(role="system", content=self.system)]
         messages += [Message(role=t.role, content=t.text) for t in turns]
-        completion = self.model.complete(messages)
+        completion = self.model.complete(messages, stop=(CODE_END,) if self.stop_after_code else ())
         self.completions.append(completion)
-        return completion.text
+        text = completion.text
+        if self.stop_after_code and text.count("```") % 2 == 1 and not completion.truncated:
+            text += "\n```"  # the stop string is left out of the reply: close the block again
+        return text
