@@ -192,7 +192,7 @@ def test_price_files_extend_the_table_and_bad_ones_say_why(tmp_path):
 def test_stop_sequences_and_schemas_reach_the_endpoint_and_the_cache_key(tmp_path):
     """A reply constrained by a schema or ended by a stop string: both travel in the request
     and are part of the cached request (the same messages without them are another request)."""
-    from capabench.simulate.model_assistant import CODE_END, ModelAssistant
+    from capabench.simulate.model_assistant import CODE_END, STOPS, ModelAssistant
 
     schema = {
         "type": "object",
@@ -215,3 +215,4 @@ def test_stop_sequences_and_schemas_reach_the_endpoint_and_the_cache_key(tmp_pat
     }
     assert second["stop"] == [CODE_END] and "stop" not in third and len(server.requests) == 4
     assert reply.endswith("return 1\n```")  # the stop string left out, the code block closed again
+    assert server.requests[-1]["stop"] == list(STOPS)

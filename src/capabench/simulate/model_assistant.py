@@ -13,8 +13,11 @@ SYSTEM_PROMPT = (
 
 
 # A reply ends with its first code block: the submission can't be cut mid-code by the token
-# limit while the model goes on writing (small models ramble or repeat after the code).
+# limit while the model goes on writing (small models ramble or repeat after the code). Nor
+# does it go on to write the user's next turn, as a small model copying a rendered history
+# ("User: ...") does.
 CODE_END = "\n```\n"
+STOPS = (CODE_END, "\nUser:")
 
 
 class ModelAssistant:
@@ -28,7 +31,7 @@ class ModelAssistant:
     def reply(self, turns: list[Turn]) -> str:
         messages = [Message(role="system", content=self.system)]
         messages += [Message(role=t.role, content=t.text) for t in turns]
-        completion = self.model.complete(messages, stop=(CODE_END,) if self.stop_after_code else ())
+        completion = self.model.complete(messages, stop=STOPS if self.stop_after_code else ())
         self.completions.append(completion)
         text = completion.text
         if self.stop_after_code and text.count("```") % 2 == 1 and not completion.truncated:
