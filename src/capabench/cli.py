@@ -363,7 +363,7 @@ def inspect_cmd(
 
 _MAIN_COLUMNS = {
     "model": "model", "paired n": "n", "ES none": "ES none", "FT-ES none": "FT-ES none", "TTC none": "TTC none",
-    "ES same-user": "ES same-user", "FT-ES same-user": "FT-ES same-user", "TTC same-user": "TTC same-user",
+    "ES same-user": "ES same", "FT-ES same-user": "FT-ES same", "TTC same-user": "TTC same",
     "ΔES (pp)": "ΔES", "ΔFT-ES (pp)": "ΔFT-ES", "ΔTTC (turns saved)": "ΔTTC",
     "p ES": "p ES", "p TTC": "p TTC",
 }  # fmt: skip
@@ -382,8 +382,9 @@ def _print_rows(title: str, rows: list[dict], columns: dict[str, str], caption: 
         out.print(f"{title}: nothing to show")
         return
     table = Table(title=title, caption=caption or None)
-    for name in columns.values():
-        table.add_column(name, overflow="fold")  # a long model name wraps, never cut to "baselin…"
+    for i, name in enumerate(columns.values()):
+        # The first column (the model) stays whole; the others wrap, never cut to "baselin…".
+        table.add_column(name, overflow="fold", no_wrap=i == 0)
     for row in rows:
         table.add_row(*("–" if row.get(k) is None else str(row[k]) for k in columns))
     out.print(table)
@@ -394,7 +395,8 @@ def _print_run_tables(runs, cluster: str = "cell") -> None:
 
     named = methods(cluster)
     note = (
-        "n: sessions both conditions completed (epochs averaged per session). ES, FT-ES in %; TTC in turns. ΔES = same-user − none; ΔTTC = none − same-user "
+        "n: sessions both conditions completed (epochs averaged per session); none: no history, same: same-user "
+        "history. ES, FT-ES in %; TTC in turns. ΔES = same-user − none; ΔTTC = none − same-user "
         f"(positive: fewer turns). Tests: {named['test ES']}; {named['test TTC']}. Holm-adjusted p in the files."
     )
     _print_rows("Table 1 layout", main_table_rows(runs), _MAIN_COLUMNS, note)
