@@ -31,7 +31,10 @@ class ModelAssistant:
     def reply(self, turns: list[Turn]) -> str:
         messages = [Message(role="system", content=self.system)]
         messages += [Message(role=t.role, content=t.text) for t in turns]
-        completion = self.model.complete(messages, stop=STOPS if self.stop_after_code else ())
+        # Only what is asked for goes in the call: a ChatModel written before `stop` still works.
+        completion = self.model.complete(
+            messages, **({"stop": STOPS} if self.stop_after_code else {})
+        )
         self.completions.append(completion)
         text = completion.text
         if self.stop_after_code and text.count("```") % 2 == 1 and not completion.truncated:

@@ -101,8 +101,9 @@ class BuiltinAgent:
         for turn in range(1, self.steps + 1):
             out.turns = turn
             try:
+                # Only what is asked for goes in the call: older ChatModels still work.
                 reply = self.model.complete(
-                    messages, schema=ACTION_SCHEMA if self.structured else None
+                    messages, **({"schema": ACTION_SCHEMA} if self.structured else {})
                 )
             except InfraError as exc:
                 out.stop_reason, out.error = "error", str(exc)
