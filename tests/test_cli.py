@@ -120,3 +120,21 @@ def test_every_commands_help_renders():
             assert out.exit_code == 0 and "Usage" in out.output, (command, flag, out.output[-500:])
     version = CliRunner().invoke(app, ["--version"])
     assert version.exit_code == 0 and version.output.startswith("capabench ")
+
+
+def test_every_option_has_help():
+    import typer.main
+
+    from capabench.cli import app
+
+    missing = []
+    for path in _commands(app):
+        command = typer.main.get_command(app)
+        for name in path:
+            command = command.commands[name]
+        missing += [
+            f"{' '.join(path)} {p.opts[0]}"
+            for p in command.params
+            if getattr(p, "help", "x") in (None, "") and p.opts[0].startswith("--")
+        ]
+    assert not missing, missing

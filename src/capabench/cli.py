@@ -249,7 +249,7 @@ def build_cmd(
 
 @app.command("benchmark")
 def benchmark_cmd(
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="benchmark seed")] = 0,
     check: Annotated[bool, typer.Option("--validate", help="also re-run every validator")] = False,
 ) -> None:
     """The default benchmark: built on first use, cached, and its location printed."""

@@ -102,7 +102,7 @@ def _runs_table(summaries) -> Table:
 
 @swe_app.command("list")
 def list_cmd(dataset: DatasetOpt = None, base: BaseOpt = None,
-             limit: Annotated[int, typer.Option("--limit", min=1)] = 50) -> None:  # fmt: skip
+             limit: Annotated[int, typer.Option("--limit", min=1, help="rows to show")] = 50) -> None:  # fmt: skip
     """The dataset's instances."""
     rows = [(i.instance_id, i.repo, i.difficulty, str(len(i.fail_to_pass)), str(len(i.pass_to_pass)),
              " ".join(i.problem_statement.split())) for i in _instances(dataset, base)[:limit]]  # fmt: skip
@@ -129,7 +129,7 @@ def batch_cmd(
     base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
     context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context")] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 1024,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
     steps: Annotated[int, typer.Option("--steps", min=1, help="built-in agent: actions per session")] = 30,
     skip_preflight: Annotated[bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")] = False,
     structured: StructuredOpt = None,
@@ -228,7 +228,7 @@ def evaluate_cmd(
 def reclassify_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     config: Annotated[Path | None, typer.Option("--config", help="an ask-detection config to try")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
 ) -> None:  # fmt: skip
     """Re-apply the ask classifier to every stored final message; report disagreements with
     the stored verdicts and how often each pattern category fired (read-only)."""
@@ -274,8 +274,8 @@ def dashboard_cmd(
 def locate_cmd(
     instance: Annotated[str, typer.Argument(help="an instance id or part of one (empty: all)")] = "",
     runs: RunsOpt = DEFAULT_RUNS,
-    condition: Annotated[str | None, typer.Option("--condition")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    condition: Annotated[str | None, typer.Option("--condition", help="ambiguous or full (default: both)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
 ) -> None:  # fmt: skip
     """Every run of an instance and where each of its artifacts is (missing ones marked)."""
     import json
@@ -320,8 +320,8 @@ def preflight_cmd(
     model: ModelOpt,
     base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
-    context: Annotated[int | None, typer.Option("--context", min=512)] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16)] = 1024,
+    context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context window")] = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
     structured: StructuredOpt = None,
 ) -> None:  # fmt: skip
     """Certify a model's ask channel with one forced ask round-trip (exit 1 if it fails)."""
