@@ -33,7 +33,7 @@ from capabench.simulate import (
     questions,
     run_session,
 )
-from capabench.simulate.intent import DEFAULT_MATCHER, MATCHERS, make_matcher
+from capabench.simulate.intent import DEFAULT_MATCHER, check_matcher, make_matcher
 from capabench.simulate.loop import TURN_BUDGET, SessionResult
 from capabench.simulate.policies import PolicyInput, policy
 from capabench.simulate.prompt import system_prompt
@@ -203,14 +203,7 @@ class Runner:
             raise ValueError("processes must be at least 1")
         for name in config.conditions:
             condition(name)  # a typo fails before any model loads
-        if config.user_matcher not in MATCHERS:
-            raise ValueError(
-                f"unknown --user-matcher {config.user_matcher!r}; known: {', '.join(MATCHERS)}"
-            )
-        if config.user_matcher == "llm" and not config.user_model:
-            raise ValueError(
-                "--user-matcher llm needs --user-model (the model that reads the questions)"
-            )
+        check_matcher(config.user_matcher, has_model=bool(config.user_model))
         self.config = config
         self.bench = bench
         self.store = RunStore(run_dir)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from capabench.build.builder import Benchmark, Progress, build
 from capabench.judge.sandbox import SandboxPool
-from capabench.paths import cache_dir
+from capabench.paths import cache_dir, file_in_the_way
 from capabench.records import Cell, Manifest, Session, User
 
 FILES = ("cells.jsonl", "users.jsonl", "sessions-history.jsonl", "sessions-heldout.jsonl")
@@ -30,11 +30,10 @@ def check_out_dir(out: str | Path) -> None:
     is then replaced); anything else is refused before any work: capabench never deletes
     what it didn't write."""
     out = Path(out)
-    for parent in [out, *out.parents]:
-        if parent.exists() and not parent.is_dir():
-            raise BenchmarkDirError(
-                f"{out}: {parent} is a file, not a directory; choose another --out"
-            )
+    if (blocking := file_in_the_way(out)) is not None:
+        raise BenchmarkDirError(
+            f"{out}: {blocking} is a file, not a directory; choose another --out"
+        )
     if not out.exists():
         return
     present = {p.name for p in out.iterdir()}

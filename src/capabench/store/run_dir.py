@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from capabench.paths import file_in_the_way
 from capabench.records import SessionRun
 
 # Settings that change a result: a resumed run must match them (the flag that sets each).
@@ -64,9 +65,8 @@ class RunStore:
     def check(self, manifest: dict) -> dict:
         """The manifest a resumed run will have; refuses a setting that changes a result
         (naming it and its flag). Nothing is written."""
-        for parent in [self.path, *self.path.parents]:
-            if parent.exists() and not parent.is_dir():
-                raise RunDirError(f"{self.path}: {parent} is a file; choose another --run-dir")
+        if (blocking := file_in_the_way(self.path)) is not None:
+            raise RunDirError(f"{self.path}: {blocking} is a file; choose another --run-dir")
         if not self.manifest_path.is_file():
             if self.path.is_dir() and {p.name for p in self.path.iterdir()} - _OURS:
                 raise RunDirError(

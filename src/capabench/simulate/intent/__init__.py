@@ -33,8 +33,6 @@ def _semantic(**_) -> IntentMatcher:
 def _llm(*, model=None, **_) -> IntentMatcher:
     from capabench.simulate.intent.llm import LLMMatcher
 
-    if model is None:
-        raise ValueError("the llm intent matcher needs a user model (--user-model)")
     return LLMMatcher(model)
 
 
@@ -45,9 +43,18 @@ MATCHERS: dict[str, Callable[..., IntentMatcher]] = {
 }
 
 
-def make_matcher(name: str = DEFAULT_MATCHER, **kwargs) -> IntentMatcher:
+def check_matcher(name: str, *, has_model: bool) -> None:
+    """Refuse a matcher that can't be made (before a run starts, also where workers make it)."""
     if name not in MATCHERS:
-        raise ValueError(f"unknown intent matcher {name!r}; known: {', '.join(MATCHERS)}")
+        raise ValueError(f"unknown --user-matcher {name!r}; known: {', '.join(MATCHERS)}")
+    if name == "llm" and not has_model:
+        raise ValueError(
+            "--user-matcher llm needs --user-model (the user model reads the questions)"
+        )
+
+
+def make_matcher(name: str = DEFAULT_MATCHER, **kwargs) -> IntentMatcher:
+    check_matcher(name, has_model=kwargs.get("model") is not None)
     return MATCHERS[name](**kwargs)
 
 
@@ -59,6 +66,7 @@ __all__ = [
     "Question",
     "QuestionReading",
     "Reading",
+    "check_matcher",
     "make_matcher",
     "questions",
     "questions_of",

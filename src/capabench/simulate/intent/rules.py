@@ -134,16 +134,12 @@ class RulesMatcher:
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         asked = questions_of(message)
-        # The whole message's leaning: siblings tied in one sentence go to the one the
-        # message speaks of more.
-        leaning = {
-            c.family: c.score for c in candidates(" ".join(f"{q.context} {q.text}" for q in asked))
-        }
-        names = frozenset(
-            f
-            for f in REGISTRY
-            if score(f, _plain(" ".join(f"{q.context} {q.text}" for q in asked)))[0]
-        )
+        whole = " ".join(f"{q.context} {q.text}" for q in asked)
+        # The whole message's leaning (siblings tied in one sentence go to the one the message
+        # speaks of more) and the families it names outright.
+        leaning = {c.family: c.score for c in candidates(whole)}
+        plain = _plain(whole)
+        names = frozenset(f for f in REGISTRY if score(f, plain)[0])
         readings = []
         for question in asked:
             found = candidates(question.text, leaning, names)
