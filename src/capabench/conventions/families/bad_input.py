@@ -21,6 +21,7 @@ class BadInput(Family):
     concept = "what the function must do when its input is missing (None) or invalid"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:something|anything|input|value|argument|it) (?:that )?(?:isn't|is not|that's not) (?:a |an )?(?:list|string|str|number|int|integer|float|dict)\b",
             r"\b(?:like|such as) none\b",
             r"\b(?:in place of|instead of) an? (?:number|int|integer|string|list)\b|\bwhere an? (?:int|number|string|list|float) (?:belongs|is expected|should be)",
             r"\brobust",
@@ -40,7 +41,7 @@ class BadInput(Family):
             r"\berror handling",
             r"\bwrong (?:type|input)",
             r"\bnonetype",
-            r"\b(?:is|be|are|gets?|given|passed|receives?|of|pass|hand it|feed it) none\b",
+            r"\b(?:is|be|are|gets?|given|passed|receives?|of|pass(?:es)?|hand it|feed it) none\b",
             r"\bnone (?:input|value|argument|is passed)",
             r"\bif (?:the input|it|the argument|x|the value) is (?:none|missing)",
         ),
@@ -63,7 +64,7 @@ class BadInput(Family):
             r"\bmissing",
             r"\bbad\b",
             r"\bgiven\b",
-            r"\bpassed",
+            r"\bpass(?:es|ed)\b",
             r"\bnone\b",
             r"\bhandle",
             r"\bbreak",

@@ -75,10 +75,11 @@ class Batch(Family):
             r"\bat once",
         ),
         ignore=(
+            r"\b(?:arguments|args|parameters|params)\b[^.?!]{0,40}\bone by one\b",
             r"\bthreads?\b.{0,30}\bat once|\bat once\b.{0,30}\bthreads?\b|\bcalled from\b",
             r"\b(?:multiple|several|many) threads|\bconcurren\w*|\bthreads?\b",
             r"\bbatch\w* (?:them|these|those|it|the \w+) (?:into|together)\b|\bsquash commit",
-            r"\brecord(?:s|ed)? (?:each|every|it|them|an?|to|in)\b",
+            r"\brecord(?:ed)? (?:each|every|it|them|an?|to)\b|\brecorded in\b",
             r"\blog records?\b",
             r"\bcall (?:it|this|the function)(?: something)?\b(?= ?(?:\?|$|in\b|by\b))",
         ),

@@ -67,6 +67,8 @@ class CleanText(Family):
             r"\bcharacters",
         ),
         ignore=(
+            r"\bcase[- ]?(?:in)?sensitiv\w*",
+            r"\b(?:upper|lower)[ -]?case (?:letters|characters|chars|vowels)\b(?=[^.?!]{0,30}\b(?:count|contribute|ignored|skip|match|appear in|in the input|input))",
             r"\b(?:edge|corner|test|use|base|worst|best|general|special|this|that|each|every|either|any|in|no|upper and lower bounds?) cases?\b",
             r"\bclean (?:up )?(?:the )?(?:code|implementation|solution|version|approach|design|api|interface)",
             r"\bcode clean",

@@ -27,6 +27,9 @@ class InputFormat(Family):
     concept = "in what form the data actually reaches the function (a real list, or text to parse, and which text)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\bby the time (?:it|they|the \w+) (?:gets?|reach\w*|arriv\w*)",
+            r"\b(?:reach|reaches|arrive at|arrives at|get to|gets to|com(?:e|es|ing) (?:in)?to) (?:the |your |my |this )?function\b",
+            r"\bform (?:does|do|will) (?:\w+ )?(?:take|come in|arrive)",
             r"[\'\"]\[?\d+(?:\s*,\s*\d+){2,}\]?[\'\"]",
             r"[\'\"]\d+(?:\s+\d+){2,}[\'\"]",
             r"\bstdin\b",
@@ -44,6 +47,7 @@ class InputFormat(Family):
             r"\bwhere (?:do|does|will) (?:the |your )?(?:numbers|data|values|input) come from",
         ),
         aspects=(
+            r"\bsplit",
             r"\b(?:hand|feed|give)s? in\b",
             r"\b(?:python|real|actual|proper|native) list\b",
             r"\bcsv\b",
@@ -80,6 +84,8 @@ class InputFormat(Family):
             r"\b[a-z]\b(?= (?:is|be|arrive|come))",
         ),
         ignore=(
+            r"\b(?:the |an? )?input (?:text|string) (?:may|might|can|could|will|contains?|has|includes?)\b",
+            r"\b(?:records?|rows?|items?|calls?|parameters|params|args|arguments) (?:reach|arrive|get to|come to|gets to)",
             r"\b(?:return|output|result)\w*\b.{0,40}\b(?:json|string|text|format|str)\b",
             r"\b(?:json|string|text|format|str)\b.{0,30}\b(?:return|output|result|back)\b",
             r"\bparse (?:error|tree)",

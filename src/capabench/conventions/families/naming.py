@@ -24,8 +24,6 @@ class Naming(Family):
             r"\bname (?:of|for) (?:the |this )?function",
             r"\bcamel",
             r"\bsnake[_ ]?case",
-            r"\bprefix",
-            r"\bsuffix",
             r"\bidentifier",
             r"\bentry[- ]?point",
             r"\brename",
@@ -40,6 +38,8 @@ class Naming(Family):
             r"\bunder (?:what|which) name",
         ),
         aspects=(
+            r"\bsuffix",
+            r"\bprefix",
             r"\bnamed\b",
             r"\bnames?\b",
             r"\bcalled\b",
@@ -62,6 +62,8 @@ class Naming(Family):
             r"\bpublic",
         ),
         ignore=(
+            r"\bnaming (?:pattern|scheme|convention) for (?:the |each |a )?(?:files?|logs?|keys?|columns?|fields?|outputs?)\b",
+            r"\b(?:re)?nam\w* (?:the |a |this |that |my |our )?(?:loop |local |inner |temp\w* |helper |intermediate )?variables?\b|\bvariables? names?\b",
             r"\brename (?:it|this|that|the variable|the loop \w+)\b.{0,40}\b(?:clearer|readab\w*|descriptive|cryptic|short)",
             r"\bname (?:the|this|a) (?:branch|commit|pr|pull request|ticket|test)\b",
             r"\b(?:line|message|log|output|result)s? (?:format )?(?:or )?(?:prefix|suffix)",
@@ -71,7 +73,7 @@ class Naming(Family):
             r"\bname (?:the |that |this )?(?:variable|parameter|param|argument|arg|file|logger|key|field|column|loop|test|record)s?",
             r"\b(?:file|log|logger|record|key|column|field)s? (?:should be |is |be )?(?:called|named)",
             r"\bnamed (?:tuple|arguments?|params?|parameters?)",
-            r"\bcalled (?:with|once|over|on|per|by|from)\b",
+            r"\bcalled (?:with|once|twice|over|per|by|from|at|again|concurrently|repeatedly|often|frequently|directly|recursively|inside|within|many|multiple|several|a lot|simultaneously|\w+ times|in (?:a |the )?(?:loop|parallel|threads?|production|tests?|hot path)|on (?:each|every|a|an|the|all|many|multiple|one|single))\b",
         ),
     )
     exemplars = (

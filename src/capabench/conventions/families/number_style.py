@@ -44,6 +44,7 @@ class NumberStyle(Family):
     concept = "how the returned number is written (digits, words, an ordinal, padded...)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b\d{4,}\b.{0,25}\b(?:appear|look|written|shown|show up|displayed|rendered|come back)",
             r"\bone thousand\b",
             r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])",
             r"\bthousands? (?:separator|grouping|commas?)",
@@ -54,22 +55,22 @@ class NumberStyle(Family):
             r"\bspel(?:l|led|t|ling)(?: it| them| the numbers?)? out (?:in|as) (?:english )?words",
             r"\bspel(?:led|t)-out",
             r"\bcomma[- ]grouped",
-            r"\bnumber\b.{0,20}\b(?:written|formatted|styled|spelled|displayed|presented|rendered|expressed)\b",
+            r"\b(?:number|integer|int|count|figure|total|amount|sum)\b.{0,20}\b(?:written|formatted|styled|spelled|displayed|presented|rendered|expressed)\b",
             r"\b(?:write|format|style|present|display|render)\w* (?:the |a |each |that )?(?:number|count|integer)s?\b",
             r"\bordinal",
             r"\bzero[- ]?pad",
             r"\bleading zeros",
-            r"\bpad(?:ded|ding)?\b",
             r"\bnumerals?\b",
             r"\broman\b",
             r"\bthousands? separator",
-            r"\bwrit(?:e|ten|ing) (?:the number |it |them )?out\b",
+            r"\bwrit(?:e|ten|ing) (?:the number |it |them )?out\b(?! to\b)",
             r"\bmy way\b",
             r"\b\d+(?:st|nd|rd|th)\b",
             r"\bforty-two|\bforty two",
             r"\bfixed[- ]width",
         ),
         aspects=(
+            r"\bpad(?:ded|ding)?\b",
             r"\bspel(?:l|led|t|ling)\b",
             r"\bexpress",
             r"\bgroup",
@@ -92,7 +93,7 @@ class NumberStyle(Family):
             r"\binteger",
             r"\bint\b",
             r"\bnumeric",
-            r"\bcount\b",
+            r"\bcount\b(?! (?:it|them|this|that|as|the|each|every|all|only|how|from|up|down|to)\b)",
             r"\bfigure",
         ),
         ignore=(

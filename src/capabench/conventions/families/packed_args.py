@@ -12,6 +12,8 @@ class PackedArgs(Family):
     concept = "how the user passes the arguments: separately as in the signature, or bundled into one value (which kind)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:arguments|args|parameters|params)\b[^.?!]{0,40}\b(?:one by one|separately|individually|inside one|in one|together|bundled)\b",
+            r"\bhow you (?:always |usually |normally |typically )?call (?:it|this|them|the function)\b",
             r"\b(?:passed|pass|given|supplied) (?:in )?(?:separately|individually|one by one|as separate)\b",
             r"\bcall it as \w+\(",
             r"\w\(\((?:\w+,\s*)+\w+\)\)",
@@ -65,6 +67,8 @@ class PackedArgs(Family):
             r"\bgive",
         ),
         ignore=(
+            r"\bfirst (?:parameter|param|argument|arg)\b",
+            r"\bunpack (?:that|this|it|what you mean|a (?:bit|little))\b|\bunpack\w* each\b",
             r"\bwhat should (?:i|we) call\b",
             r"\bcall (?:it|this|the function|them)\b(?! with)(?=.{0,30}(?:name|\?|$))",
             r"\b(?:is|are|if|when) (?:the )?(?:argument|input|parameter|arg)s? (?:is |are )?(?:none|null|missing|negative|empty|invalid)",

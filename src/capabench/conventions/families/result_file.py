@@ -77,6 +77,8 @@ class ResultFile(Family):
             r"\blocation",
         ),
         ignore=(
+            r"\bfrom (?:a |the |some )?files?\b",
+            r"\btests?\b.{0,40}\bfiles?\b|\bfiles?\b.{0,20}\btests?\b",
             r"\bsave (?:the |an |some )?(?:allocation|memory|time|space|copy|work|effort|a pass|cycles)",
             r"\b(?:pytest|unittest|doctest|test|spec) files?\b",
             r"\bsomewhere (?:around|near|between)\b",

@@ -20,21 +20,22 @@ class Serialized(Family):
     concept = "the text format the returned value is serialized to"
     vocabulary = Vocabulary(
         anchors=(
+            r"\bformat\b[^.?!]{0,25}\b(?:we|you and i) (?:settled?|agreed)\b|\bsettled? on (?:a |the |our )?(?:usual )?format|\bunserializ",
             r"\b(?:turn|turned|convert|converted)\w* (?:it |them |the result )?(?:in)?to (?:a )?(?:text|string|json)\b",
             r"\bserializ",
             r"\brepr\b",
             r"\bjson\.dumps|\bdumps\b",
             r"\bencod(?:e|ed|ing)\b",
-            r"\bsettle(?:d)?\b",
             r"\busual format",
             r"\bour (?:usual |agreed )?format",
             r"\bstringif",
-            r"\bstring (?:form|representation|version)",
             r"\bliteral text",
             r"\bpython literal",
             r"\bjson (?:string|text|back|output)",
+            r"\bstring (?:form|representation|version)",
         ),
         aspects=(
+            r"\bsettled?\b",
             r"\bjson\b",
             r"\bstring\b",
             r"\bstr\b",
@@ -55,6 +56,11 @@ class Serialized(Family):
             r"\bemit",
         ),
         ignore=(
+            r"\bempty (?:string|str)\b",
+            r"(?:\blast time,? )?\b(?:we|you and i) (?:agreed|discussed|settled|decided|said)\b (?:on |to )?(?:use |using )?(?:the |a |an )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b|\bagree(?:d)? on (?:the |a )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b",
+            r"\b(?:yes|no|true|false|bool\w*|answer|verdict|number|integer|int|count)\b.{0,25}\bencod\w*",
+            r"\bformat\w* (?:\w+ ){0,3}(?:number|integer|int|count|figure)s?\b|\b(?:int|integer|number|count)\b.{0,25}\bformat\w*",
+            r"\bcom(?:e|es|ing) in\b.{0,80}\b(?:json|string|text|format|str)\b",
             r"\b(?:string|text)\b.{0,40}\b(?:passed|given|received|gets passed|comes in)",
             r"\b(?:input|argument|incoming|arrive|parse|comes? in|passed in)\w*\b.{0,30}\b(?:json|string|text|format|str)\b",
             r"\b(?:json|string|text|format|str)\b.{0,20}\b(?:input|argument|arrive|parse)",

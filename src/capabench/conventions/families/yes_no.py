@@ -26,6 +26,7 @@ class YesNo(Family):
     )
     vocabulary = Vocabulary(
         anchors=(
+            r"\bverdict",
             r"\b(?:non-)?affirmative\b",
             r"\bpositive (?:or|vs\.?|versus) negative (?:answer|outcome|result)",
             r"\byes\b",
@@ -63,9 +64,10 @@ class YesNo(Family):
             r"\bcome back",
         ),
         ignore=(
+            r"\breturn (?:true|false)\b(?!\s*(?:or|/|and|vs|,))",
             r"\bif (?:yes|no|so|not)\b",
             r"[.?!:]\s+(?:yes|y)\s*(?:/|or)\s*(?:no|n)\s*\?\s*$",
-            r"\b(?:confirm|reply|answer|say)\w*\b[^.?!]{0,25}\b(?:yes|y/n|yes/no)\b",
+            r"\b(?:confirm|reply|answer|say)\w*\b[^.?!:]{0,25}\b(?:yes|y/n|yes/no)\b",
             r"^\W*(?:yes|y)\s*(?:/|or)\s*(?:no|n)\W*$",
             r"\((?:yes/no|y/n)\)",
             r",\s*yes or no\s*\?",
@@ -73,7 +75,7 @@ class YesNo(Family):
             r"\b(?:quick |simple |just a )?yes(?: or |/)no(?: question)?\s*[:,-]",
             r"\ba (?:simple|quick) yes or no is (?:fine|enough|ok)",
             r",\s*(?:yes|no|right)\s*\?",
-            r"\bplain (?:text|python|function|list|dict|string|tuple|value|english|language|code|old|loop|file)",
+            r"\bplain (?:text|python|function|list|dict|string|tuple|value|english|language|code|old|loop|file|ascii|letters?|vowels?|numbers?|ints?|integers?)",
             r"\byes,? (?:i|we|that|this|it)\b(?! should)",
         ),
     )

@@ -24,6 +24,8 @@ _NEAR = 40  # characters between an aspect word and its subject for them to coun
 # snake_case identifiers (the task's function, its parameters) are names, not concept words:
 # `sort_third` is not a question about sorting.
 _IDENTIFIER = re.compile(r"\b(?!snake_case\b)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b")
+# camelCase names (`sortThird`) are identifiers too
+_CAMEL = re.compile(r"\b(?!camel|pascal|mixed|snake|kebab)[a-z]+[A-Z][A-Za-z0-9]*\b")
 _CODE_PATH = re.compile(r"`[\w/-]*[/-][\w/-]*`")  # `feature/sort-third` (a file name keeps its dot)
 # A bare name in backticks is the user's identifier (`unique`, `l`) unless it is Python's own
 # (`None`, `repr`, `print`, `int`), which does say what is asked.
@@ -77,8 +79,10 @@ def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[s
     for aspect in aspects.finditer(text):
         word = aspect.group(0).strip()
         for start, end, subject in spans:
+            inside = start <= aspect.start() and aspect.end() <= end  # "at once" is no "once"
             if (
                 word not in found
+                and not inside
                 and start - _NEAR <= aspect.end()
                 and aspect.start() <= end + _NEAR
             ):
@@ -89,7 +93,7 @@ def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[s
 def _plain(text: str) -> str:
     text = _CODE_NAME.sub(lambda m: m.group(0) if m.group(1) in _PYTHON_NAMES else " ", text)
     text = _CODE_PATH.sub(" ", text)
-    return _IDENTIFIER.sub(" ", text.lower()).replace("`", "")
+    return _IDENTIFIER.sub(" ", _CAMEL.sub(" ", text).lower()).replace("`", "")
 
 
 def candidates(

@@ -25,14 +25,16 @@ _BOUNDARY = re.compile(r"(?<=[.?!])[\"')\]]*\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\(?\d+[.)]|\(?[a-z][.)](?=\s))\s*", re.I)
 _INTERROGATIVE = re.compile(
     r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
-    r"(?:should|shall|do|does|did|what|what's|whats|which|how|where|when|why|who|whom|whose|can|could|"
+    r"(?:(?:when|where)\s+(?:should|shall|do|does|did|will|would|is|are|can|could|was|were|must|'s)|"  # not "When two tie, ..."
+    r"should|shall|do|does|did|what|what's|whats|which|how|where's|why|who|whom|whose|can|could|"
     r"would|will|is|isn't|are|aren't|am|was|were|has|have|any|may|might|must|need|want|wanna|"
     r"u want|you want|ur|r u|is it|are we|did we|were you|do we|do i|shd|wat|wot|wut)\b",
     re.I,
 )
 _REQUEST = re.compile(
     r"\b(?:let me know|lmk|tell me|tell us|give me|send me|say so|ping me|"
-    r"please (?:confirm|clarify|specify|explain|advise|say|share|check|describe|elaborate|indicate|state|list|note|give|provide|pick|choose)|"
+    r"please,? (?!note\b|see\b|find\b|ignore\b|don't\b|do not\b|bear\b)\w+|\bpick one\b|\bsay (?:where|which|what|so|the word|when)\b|"
+    r"\b(?:show|give|send|paste|post|drop) me\b|\bspell (?:it |that |this )?out\b|"
     r"(?:can|could|would) you (?:confirm|clarify|specify|explain|say|share|tell|check|point|describe|remind|spell)|"
     r"remind me|confirm (?:that|whether|if|what|which|how|the)|clarify (?:what|whether|if|which|how|the)|"
     r"(?:i'd|i would|i need to|i want to|i'd like to|i wanted to|want to) (?:know|check|confirm|clarify|understand|make sure|double.check)|"
@@ -43,7 +45,7 @@ _REQUEST = re.compile(
     r"unless (?:you|told|i hear|otherwise|that)|otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
     r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
-    r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise)\b|"
+    r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise|define|spell|show|paste|name|remind|unpack|walk|give|send|provide|point|fill|post|select|write down|elaborate)\b|"
     r"\bsay (?:if|whether|which|what|how)\b|\b(?:rename|change|adjust|override|swap|switch) (?:it |this |that )?if\b|"
     r"\b(?:can't|cannot|can not|couldn't|don't|do not) (?:guess|infer|tell|know|work out|figure out|determine)\b|"
     r"\bwhat (?:isn't|is not|wasn't) (?:specified|clear|stated|given|said)|\b(?:u|ya) (?:want|need|wanna)\b|"
@@ -52,6 +54,7 @@ _REQUEST = re.compile(
     r"\b(?:confirmation|clarification) (?:of|on|about)\b|\bi need (?:the|your|you to|to know|a decision|an answer)\b|"
     r"\b(?:u|ya) (?:calling|passing|using|sending|feeding|expecting|gonna)\b|\s[—–]\s[^.?!]*\bor\b[^.?!]*$|"
     r"^if\b.*\b(?:i'll|i will|i can|i'd|happy to) (?:adjust|change|switch|adapt|update|rework|redo|rename|wrap|use)\b|"
+    r"\bwhichever (?:you|u) (?:prefer|want|like)\b|^quick one\b|"
     r"right\?|correct\?|ok\?|okay\?)",
     re.I,
 )
@@ -69,7 +72,12 @@ _ALTERNATIVE = re.compile(
     r"[\w'\"`/(),.\- ]{1,60}?\bor\b",
     re.I,
 )
-_ALTERNATIVE_WORDS = 10  # a bare alternative is short ("json string or python object back")
+_ALTERNATIVE_WORDS = 14  # a bare alternative is short ("json string or python object back")
+# An alternative left open at the end ("..., or something else", "sorted or not").
+_OPEN_END = re.compile(
+    r"\bor (?:something|anything) (?:else|different)\b|\bor (?:not|what|other|otherwise)\s*[.!]?$",
+    re.I,
+)
 # What the assistant plans or did: asking when the message invites correction anywhere.
 _PLAN = re.compile(
     r"^(?:so |ok |okay |for now,? |by default,? |currently,? |right now,? )?(?:i'll|i will|i'm going to|i am going to|going to|gonna|i've|i have|"
@@ -98,7 +106,8 @@ _ASKING_HEADER = re.compile(
 # A sentence that leans on an earlier one for what it asks about.
 _REFERS_BACK = re.compile(
     r"\b(?:that|this|those|these|it|them|which one|what you (?:said|meant|mentioned|wrote)|you said|you mentioned|"
-    r"earlier|above|before|last time|as usual|the usual|same as|like we|we agreed|we said|we settled|mean by|meant by|there|so)\b",
+    r"earlier|above|before|last time|as usual|the usual|same as|like we|we agreed|we said|we settled|mean by|meant by|there|so|"
+    r"your way|you mean|you meant|which\s*[.?!]?$)\b",
     re.I,
 )
 
@@ -180,6 +189,7 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
         or _REQUEST.search(s)
         or _ASSUMPTION.search(s)
         or (_ALTERNATIVE.match(s) and len(s.split()) <= _ALTERNATIVE_WORDS)
+        or _OPEN_END.search(s)
         or (invited and _PLAN.match(s))
     )
 
@@ -190,9 +200,12 @@ def questions_of(message: str) -> list[Question]:
     earlier: list[str] = []
     text = prose(message)
     invited = bool(_INVITES.search(text))
+    heading = ""
     for paragraph in re.split(r"\n\s*\n", text):
-        heading = ""
-        for line, item in _lines(paragraph):
+        lines = _lines(paragraph)
+        if lines and not lines[0][1]:
+            heading = ""  # a heading carries over a blank line only to the list it introduces
+        for line, item in lines:
             if not item:
                 heading = line if line.endswith(":") else ""
             listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
