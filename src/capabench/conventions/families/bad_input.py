@@ -21,6 +21,8 @@ class BadInput(Family):
     concept = "what the function must do when its input is missing (None) or invalid"
     vocabulary = Vocabulary(
         anchors=(
+            r"\b(?:like|such as|e\.g\.?) (?:[\w' ]{0,20} or )?none\b",
+            r"\bnon-(?:number|numeric|string|str|list|int|integer|float|dict)s?\b",
             r"\b(?:something|anything|input|value|argument|it) (?:that )?(?:isn't|is not|that's not) (?:a |an )?(?:list|string|str|number|int|integer|float|dict)\b",
             r"\b(?:like|such as) none\b",
             r"\b(?:in place of|instead of) an? (?:number|int|integer|string|list)\b|\bwhere an? (?:int|number|string|list|float) (?:belongs|is expected|should be)",
@@ -70,6 +72,7 @@ class BadInput(Family):
             r"\bbreak",
         ),
         ignore=(
+            r"\b(?:test helper|fixture|test setup|my test|the test)\b[^.?!]{0,60}\b(?:raise\w*|exception\w*|error)\b|\bmean absolute deviation\b",
             r"\b(?:value|result|v)\s*,\s*none\b",
             r"\bnone of\b",
             r"\berror (?:slot|field|key)",

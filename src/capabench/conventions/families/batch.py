@@ -75,6 +75,12 @@ class Batch(Family):
             r"\bat once",
         ),
         ignore=(
+            r"\bloop variables?\b|\bloop run\b|\b(?:newton|while|for|inner|outer|main) loop\b",
+            r"\b(?:how many|number of|fixed (?:number|count) of) (?:iterations|times|passes|swaps|steps|loops)\b|\biterations?\b|\btimes per (?:second|minute|call|request)\b|\bhot loop\b|\bvectori[sz]e this\b",
+            r"\biterat\w* over (?:the |its |a |an )?(?:\w+'s )?(?:dict|keys|items|list|string|characters|chars|elements|digits|values|loop|range|pairs)\b",
+            r"\b(?:a |one |single )?loop is (?:clearer|simpler|easier|faster|more readable)\b|\b(?:loop|comprehension|reduce|recursion) (?:or|vs\.?|versus) (?:a )?(?:loop|comprehension|reduce|recursion|regex)\b",
+            r"\b(?:lines?|logs?|entr(?:y|ies)|messages?|files?) per (?:call|run|item|record)\b|\bone (?:[\w.]+ )?(?:line|log line|file|message) per\b",
+            r"\b(?:a|any|no) record of\b|\bon record\b|\bfor the record\b",
             r"\b(?:arguments|args|parameters|params)\b[^.?!]{0,40}\bone by one\b",
             r"\bthreads?\b.{0,30}\bat once|\bat once\b.{0,30}\bthreads?\b|\bcalled from\b",
             r"\b(?:multiple|several|many) threads|\bconcurren\w*|\bthreads?\b",

@@ -67,6 +67,13 @@ class CleanText(Family):
             r"\bcharacters",
         ),
         ignore=(
+            r"\b(?:upper|lower)[ -]?case (?:vowels|consonants)\b",
+            r"\b(?:comparison|comparing|compare|matching)\b[^.?!]{0,60}(?:\.(?:lower|upper|casefold)\(|\b(?:lower|upper)[- ]?case\b|\bcasefold)",
+            r"\b(?:include|includes|contain\w*|count\w*|skip\w*)\b[^.?!]{0,30}\b(?:letters|vowels|characters|punctuation|digits)\b",
+            r"\b(?:empty|null|zero|none|base|edge|corner|single|degenerate)[- ](?:\w+[- ])?case\b",
+            r"\b(?:treat|compar\w*|match\w*|ignor\w*)\b[^.?!]{0,40}\b(?:upper|lower)[- ]?(?:case)?\b[^.?!]{0,40}\b(?:same|equal|equivalent|compar\w*|match\w*|insensitiv\w*)\b",
+            r"(?:\.(?:lower|upper|casefold)\(\)?|\b(?:lower|upper)[- ]?case\b)[^.?!]{0,60}\b(?:comparison|comparing|compare|matching|lookup|internal)\b",
+            r"\bcasing (?:on|of|for) (?:the )?(?:function|method|variable|class|file)?\s*names?\b|\bnames?\b[^.?!]{0,20}\bcasing\b",
             r"\bcase[- ]?(?:in)?sensitiv\w*",
             r"\b(?:upper|lower)[ -]?case (?:letters|characters|chars|vowels)\b(?=[^.?!]{0,30}\b(?:count|contribute|ignored|skip|match|appear in|in the input|input))",
             r"\b(?:edge|corner|test|use|base|worst|best|general|special|this|that|each|every|either|any|in|no|upper and lower bounds?) cases?\b",

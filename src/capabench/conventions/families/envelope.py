@@ -76,6 +76,9 @@ class Envelope(Family):
             r"\bresponse",
         ),
         ignore=(
+            r"\b(?:parenthes\w*|brackets?|lists?|structures?|depth|levels?|calls?)\b[^.?!]{0,20}\bnested\b|\bnested (?:in|inside) (?:real |the |an? )?(?:inputs?|strings?|lists?|expressions?|loops?|functions?)\b",
+            r"\bwrap(?:s|ping)? around\b(?!\s+(?:the |a |an |it |each )?(?:result|value|output|return|answer))",
+            r"\bnested (?:inside|in|within) (?:the |a |an )?(?:main |outer |enclosing |parent )?(?:function|module|class|loop|scope|def)\b",
             r"\b(?:first|closest|last|next|each|every|two|matching) pairs?\b|\bpairs? (?:of|tie|that)\b",
             r"\bwrap(?:s|ping)? (?:this |things |it |everything )?up\b",
             r"(?:\blast time,? )?\b(?:we|you and i) (?:agreed|discussed|settled|decided|said)\b (?:on |to )?(?:use |using )?(?:the |a |an )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b|\bagree(?:d)? on (?:the |a )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b",
@@ -83,7 +86,7 @@ class Envelope(Family):
             r"\bwrap\w* (?:[\w'-]+ ){0,3}?(?:in|into) (?:a |an )?(?:class|module|helper|try|main|decorator|lambda|script|cli|package)\b",
             r"\bbatch wrapper",
             r"\bwrap\w* (?:in|into) (?:one|a single) (?:value|object|parameter|argument|tuple|dict|container)",
-            r"\bwrapper (?:like|function|around)",
+            r"\bwrapper (?:function|class|script|module)\b|\bwrapper around (?:the |a |an )?(?:function|call|api|library|loop|cli)\b",
             r"\bwrap(?:ped|ping)? (?:the |both |all )?(?:inputs|arguments|args|parameters|params)",
             r"\btuple of (?:arguments|args|parameters|params|inputs)",
             r"\bdict (?:of|from) (?:parameter|argument|record|name)",

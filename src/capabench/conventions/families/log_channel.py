@@ -69,6 +69,10 @@ class LogChannel(Family):
             r"\bwhat happened",
         ),
         ignore=(
+            r"\bdebug traces?\b|\btraces? here\b",
+            r"\bdocstring\b[^.?!]{0,40}\bprint\w*|\bprint\w*\b[^.?!]{0,40}\bdocstring\b|\bdoctest\b",
+            r"\b(?:test suite|pytest|conftest|tests?|test module|root logger|scratch session|debug traces?|log-cli)\b[^.?!]{0,60}\b(?:log\w*|print\w*)\b|\b(?:log\w*|print\w*)\b[^.?!]{0,60}\b(?:test suite|pytest|conftest|in (?:the |my )?tests?|test module|doctest)\b",
+            r"\bprint\s+\w+\s+without\b|\bprint statement\b",
             r"\blog(?:ged|ging)? ?(?:in|into|on|out)\b|\blogin\b",
             r"\bpretty[- ]?print",
             r"\b(?:log|logarithm)\(",

@@ -62,6 +62,8 @@ class Naming(Family):
             r"\bpublic",
         ),
         ignore=(
+            r"\bhelper\b[^.?!]{0,30}\b(?:called|named)\b|\btest (?:functions?|cases?|methods?) (?:be )?named\b|\bnaming inside the test",
+            r"\brename\b(?! (?:the |this |your )?(?:function|def|method)\b)[^.?!]{0,50}\b(?:clearer|readab\w*|descriptive|cryptic|short|local)\b|\blocal (?:variable )?names?\b|\bprefix (?:sums?|arrays?|tree|trie|match\w*|code)\b",
             r"\bnaming (?:pattern|scheme|convention) for (?:the |each |a )?(?:files?|logs?|keys?|columns?|fields?|outputs?)\b",
             r"\b(?:re)?nam\w* (?:the |a |this |that |my |our )?(?:loop |local |inner |temp\w* |helper |intermediate )?variables?\b|\bvariables? names?\b",
             r"\brename (?:it|this|that|the variable|the loop \w+)\b.{0,40}\b(?:clearer|readab\w*|descriptive|cryptic|short)",

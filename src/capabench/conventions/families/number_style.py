@@ -63,7 +63,7 @@ class NumberStyle(Family):
             r"\bnumerals?\b",
             r"\broman\b",
             r"\bthousands? separator",
-            r"\bwrit(?:e|ten|ing) (?:the number |it |them )?out\b(?! to\b)",
+            r"\bwrit(?:e|ten|ing) (?:the number |it |them )?out\b(?! to\b| by hand| manually| explicitly| in code| longhand| in full)",
             r"\bmy way\b",
             r"\b\d+(?:st|nd|rd|th)\b",
             r"\bforty-two|\bforty two",
@@ -97,6 +97,7 @@ class NumberStyle(Family):
             r"\bfigure",
         ),
         ignore=(
+            r"\bnon-(?:number|numeric|integer|int)\b",
             r"\b(?:list|dict|tuple|set|optional|sequence|iterable)\[int\]|\btype hints?\b.{0,40}",
             r"\bspel(?:l|led|t)? out (?:what|how|which|exactly|for me|the (?:rule|meaning))",
             r"\bnumber of (?:arguments|parameters|items|elements|records|calls|words|digits)",

@@ -12,6 +12,9 @@ class PackedArgs(Family):
     concept = "how the user passes the arguments: separately as in the signature, or bundled into one value (which kind)"
     vocabulary = Vocabulary(
         anchors=(
+            r"\bcall(?:ed|ing)? (?:it|this|them) with\b[^.?!]{0,40}\b(?:separately|individually|one by one|as one|together|tuple|dict|bundled)\b",
+            r"\w\(\w+(?:,\s*\w+)+\)\s*(?:or|vs\.?|versus)\s*\w\(\w+\)|\w\(\w+\)\s*(?:or|vs\.?|versus)\s*\w\(\w+(?:,\s*\w+)+\)",
+            r"\b(?:the )?(?:two|both|three|all) (?:values|arguments|args|params|parameters|inputs)\b[^.?!]{0,40}\b(?:one|single|a) (?:list|tuple|dict|object|value|container)\b",
             r"\b(?:arguments|args|parameters|params)\b[^.?!]{0,40}\b(?:one by one|separately|individually|inside one|in one|together|bundled)\b",
             r"\bhow you (?:always |usually |normally |typically )?call (?:it|this|them|the function)\b",
             r"\b(?:passed|pass|given|supplied) (?:in )?(?:separately|individually|one by one|as separate)\b",
@@ -26,7 +29,6 @@ class PackedArgs(Family):
             r"\bcall site",
             r"\bcalling (?:convention|pattern|style)",
             r"\bhow (?:do|will|would|does|did|are|is) (?:you|they|we|i|your code|callers?|it|this|the function)\b.{0,25}\b(?:call(?:ed|ing)?|invok\w*)\b",
-            r"\binvocation",
             r"\bunpack",
             r"\bbundl",
             r"\bpositional",
@@ -41,6 +43,7 @@ class PackedArgs(Family):
             r"\bhooks? (?:it )?up\b",
         ),
         aspects=(
+            r"\binvocation",
             r"\bsignature\b",
             r"\barguments?\b",
             r"\bargs?\b",
@@ -67,10 +70,11 @@ class PackedArgs(Family):
             r"\bgive",
         ),
         ignore=(
+            r"\bunpack (?:the )?(?:answer|result|return|output|value)\b",
             r"\bfirst (?:parameter|param|argument|arg)\b",
             r"\bunpack (?:that|this|it|what you mean|a (?:bit|little))\b|\bunpack\w* each\b",
             r"\bwhat should (?:i|we) call\b",
-            r"\bcall (?:it|this|the function|them)\b(?! with)(?=.{0,30}(?:name|\?|$))",
+            r"(?<!how you )(?<!how u )(?<!how they )(?<!how we )(?<!how i )\bcall (?:it|this|the function|them)\b(?! with)(?=.{0,30}(?:name|\?|$))",
             r"\b(?:is|are|if|when) (?:the )?(?:argument|input|parameter|arg)s? (?:is |are )?(?:none|null|missing|negative|empty|invalid)",
         ),
     )

@@ -77,6 +77,10 @@ class ResultFile(Family):
             r"\blocation",
         ),
         ignore=(
+            r"\bparse (?:a |the )?files?\b",
+            r"\b(?:fixture|test|loader|config)\w* (?:file|loader)\b",
+            r"\bsav(?:e|ing)\b[^.?!]{0,30}\bin (?:a |an |the )?(?:list|dict|variable|set|cache|array|memo)\b",
+            r"\bleave (?:it|them|the \w+) (?:in|as) (?:the |whatever |its |their |original |same |input )*(?:order|shape|form|state|case|is)\b",
             r"\bfrom (?:a |the |some )?files?\b",
             r"\btests?\b.{0,40}\bfiles?\b|\bfiles?\b.{0,20}\btests?\b",
             r"\bsave (?:the |an |some )?(?:allocation|memory|time|space|copy|work|effort|a pass|cycles)",

@@ -56,6 +56,8 @@ class Serialized(Family):
             r"\bemit",
         ),
         ignore=(
+            r"\bliteral (?:text|strings?) ['\"]?(?:yes|no|true|false|y|n)\b",
+            r"\bstored?\b[^.?!]{0,30}\b(?:json|csv|text|format)\b|\b(?:on[- ]disk|file) (?:format|form)\b",
             r"\bempty (?:string|str)\b",
             r"(?:\blast time,? )?\b(?:we|you and i) (?:agreed|discussed|settled|decided|said)\b (?:on |to )?(?:use |using )?(?:the |a |an )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b|\bagree(?:d)? on (?:the |a )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b",
             r"\b(?:yes|no|true|false|bool\w*|answer|verdict|number|integer|int|count)\b.{0,25}\bencod\w*",

@@ -25,7 +25,7 @@ class TidyList(Family):
     concept = 'what "tidy" means for the returned list: its order and what happens to duplicates'
     vocabulary = Vocabulary(
         anchors=(
-            r"\b(?:smallest|lowest|largest|biggest|highest) (?:to|first)\b",
+            r"\b(?:smallest|lowest|largest|biggest|highest)[- ](?:to|first)\b",
             r"\blined up\b",
             r"\bidentical (?:entries|values|items|elements)",
             r"\bsquash\w* the doubles|\bdoubles\b",
@@ -75,12 +75,15 @@ class TidyList(Family):
             r"\bnumbers",
         ),
         ignore=(
+            r"\b(?:ties?|tie-?break\w*)\b[^.?!]{0,80}",
+            r"\b(?:input|inputs|given|incoming|argument|arguments|arrives?|passed in|operations|transactions|records)\b[^.?!]{0,40}\b(?:sorted|duplicat\w*|repeated|dupes?|order)\b",
+            r"\bcontain\w* (?:any )?(?:duplicat\w*|repeat\w*|dupes?)\b|\b(?:rely|depend)\w* on (?:the )?(?:\w+ )?order\b|\bties?\b[^.?!]{0,40}\b(?:broken|break|first seen|alphabetical)\b|\bmostly sorted\b",
             r"\b(?:sees?|seen|iterat\w*|visit\w*|walk\w*|process\w*|goes through|go through|scan\w*|travers\w*)\b[^.?!]{0,30}\bin sorted order\b",
             r"\b(?:already|pre-?)sorted\b|\bsorted already\b|\bguaranteed (?:to be )?sorted\b",
             r"\bdoubles? as\b",
             r"\bsorts? first\b|\bsorting first\b",
             r"\bthe sort (?:implemented|itself|step|call|algorithm)|\b(?:implement|write)\w* (?:the |a )?sort\b|\bsort(?:ing)? algorithm",
-            r"\b(?:call|use|using|calling|avoid\w*) (?:the )?(?:built-?in )?sort(?:ed)?\b",
+            r"\b(?:call|use|using|calling|avoid\w*|lean on|rely on|relying on) (?:the )?(?:built-?in )?sort(?:ed)?\b",
             r"\b(?:on|make|return|use|take|work on) a copy\b|\bin place\b",
             r"\b(?:keep|make) (?:the |this |my )?(?:test |code |source )?(?:file|code|tests?|module|repo|imports) tidy",
             r"in order to",

@@ -64,6 +64,7 @@ class YesNo(Family):
             r"\bcome back",
         ),
         ignore=(
+            r"\b(?:suggests?|says?|means?|implies?|looks like) (?:yes|no)\b",
             r"\breturn (?:true|false)\b(?!\s*(?:or|/|and|vs|,))",
             r"\bif (?:yes|no|so|not)\b",
             r"[.?!:]\s+(?:yes|y)\s*(?:/|or)\s*(?:no|n)\s*\?\s*$",

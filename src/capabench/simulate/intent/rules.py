@@ -24,6 +24,11 @@ _NEAR = 40  # characters between an aspect word and its subject for them to coun
 # snake_case identifiers (the task's function, its parameters) are names, not concept words:
 # `sort_third` is not a question about sorting.
 _IDENTIFIER = re.compile(r"\b(?!snake_case\b)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b")
+# A word quoted from the task ("distinct" in the docstring) is the task's, not a habit's.
+_TASK_TERM = re.compile(
+    r"[\"“'][^\"”'\n]{1,40}[\"”'] (?:in|from|of) the (?:docstring|spec|task|prompt|description|issue|examples?)\b",
+    re.I,
+)
 # camelCase names (`sortThird`) are identifiers too
 _CAMEL = re.compile(r"\b(?!camel|pascal|mixed|snake|kebab)[a-z]+[A-Z][A-Za-z0-9]*\b")
 _CODE_PATH = re.compile(r"`[\w/-]*[/-][\w/-]*`")  # `feature/sort-third` (a file name keeps its dot)
@@ -91,6 +96,7 @@ def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[s
 
 
 def _plain(text: str) -> str:
+    text = _TASK_TERM.sub(" ", text)
     text = _CODE_NAME.sub(lambda m: m.group(0) if m.group(1) in _PYTHON_NAMES else " ", text)
     text = _CODE_PATH.sub(" ", text)
     return _IDENTIFIER.sub(" ", _CAMEL.sub(" ", text).lower()).replace("`", "")

@@ -54,7 +54,7 @@ _REQUEST = re.compile(
     r"\b(?:confirmation|clarification) (?:of|on|about)\b|\bi need (?:the|your|you to|to know|a decision|an answer)\b|"
     r"\b(?:u|ya) (?:calling|passing|using|sending|feeding|expecting|gonna)\b|\s[—–]\s[^.?!]*\bor\b[^.?!]*$|"
     r"^if\b.*\b(?:i'll|i will|i can|i'd|happy to) (?:adjust|change|switch|adapt|update|rework|redo|rename|wrap|use)\b|"
-    r"\bwhichever (?:you|u) (?:prefer|want|like)\b|^quick one\b|"
+    r"\bwhichever (?:you|u) (?:prefer|want|like)\b|^quick one\b|\band i'll (?:match|adjust|adapt|change|update|switch|follow|mirror)\b|"
     r"right\?|correct\?|ok\?|okay\?)",
     re.I,
 )
