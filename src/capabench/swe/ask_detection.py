@@ -8,7 +8,11 @@ Layer 2, a small regex layer (config/ask_detection.json): a ?-terminated questio
 outside code, inline code and blockquotes counts unless a blocker fires (tag questions,
 offers of more help, rhetorical self-answered questions, closing pleasantries); a message
 with no counted question still asks through an explicit information request, or an
-interrogative line ending in a colon followed by a list of options."""
+interrogative line ending in a colon followed by a list of options.
+
+That is classifier v1, kept by name to compare with the published ambig-SWE numbers; the
+default is v2 (swe/ask_acts.py: speech acts, and an edit gate that lets a blocked edited turn
+ask). `classifier("v1")`, `classifier("v2")` or `classifier(PATH)` for a config of either kind."""
 
 from __future__ import annotations
 
@@ -20,7 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-CONFIG = Path(__file__).with_name("config") / "ask_detection.json"
+CONFIG = Path(__file__).with_name("config") / "ask_detection.json"  # v1
+CONFIGS = {"v1": CONFIG, "v2": CONFIG.with_name("ask_detection_v2.json")}
+DEFAULT = "v2"
 _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]*`")
 _SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
@@ -35,6 +41,7 @@ class Detection(BaseModel):
     questions: list[str] = []  # the counted question units
     blocked: dict[str, int] = {}  # blocker category -> units it stopped
     questions_with_edits: bool = False
+    note: str = ""  # the judge's reason, or why it fell back to the rules
 
 
 @dataclass(frozen=True)
@@ -109,9 +116,20 @@ def prose(message: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
 
 
-@lru_cache(maxsize=4)
-def classifier(path: str = str(CONFIG)) -> Classifier:
+def load(spec: str | Path):
+    """A classifier by version name ("v1", "v2") or from a config file of either kind."""
+    path = CONFIGS.get(str(spec), Path(spec))
+    data = json.loads(Path(path).read_text())
+    if data.get("kind") == "speech_acts":
+        from capabench.swe.ask_acts import SpeechActClassifier
+
+        return SpeechActClassifier.from_config(data)
     return Classifier.load(path)
+
+
+@lru_cache(maxsize=8)
+def classifier(spec: str = DEFAULT):
+    return load(spec)
 
 
 class Reclassification(BaseModel):

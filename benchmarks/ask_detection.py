@@ -1,0 +1,85 @@
+"""Precision and recall of the ask classifiers (v1, v2, an LLM judge) on the public corpus of
+agents' final messages (tests/data/ask_messages: each part written independently of the
+classifiers by a separate writer; `tune` and `dev*` were used to write v2, `heldout*` only
+measured), overall, by edit gate and by agent style, and the time per message.
+
+    python benchmarks/ask_detection.py [--classifiers v1,v2] [--ask-judge-model local]
+        [--part FILE ...] [--show-misses]
+
+--show-misses prints the messages a classifier gets wrong, except in held-out parts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from capabench.swe.ask_detection import load
+
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "ask_messages"
+
+
+def _pr(rows: list[tuple[bool, bool]]) -> str:
+    tp = sum(got and want for got, want in rows)
+    fp = sum(got and not want for got, want in rows)
+    fn = sum(want and not got for got, want in rows)
+    p = f"{tp / (tp + fp):.2f}" if tp + fp else "–"
+    r = f"{tp / (tp + fn):.2f}" if tp + fn else "–"
+    return f"P {p} R {r} (n={len(rows)}, fp={fp}, fn={fn})"
+
+
+def measure(clf, part: Path, show: bool) -> None:
+    data = json.loads(part.read_text())
+    start = time.perf_counter()
+    got = [clf.classify(m["text"], edited=m["edited"]).asked for m in data]
+    ms = (time.perf_counter() - start) / len(data) * 1000
+    rows = [(g, m["ask"]) for g, m in zip(got, data, strict=True)]
+    print(f"  {part.stem:10} {_pr(rows)}  [{ms:.2f} ms/message]")
+    for name, key in (("edited", lambda m: m["edited"]), ("style", lambda m: m["style"])):
+        groups = sorted({key(m) for m in data}, key=str)
+        parts = [
+            f"{name}={g}: {_pr([r for r, m in zip(rows, data, strict=True) if key(m) == g])}"
+            for g in groups
+        ]
+        print("      " + "; ".join(parts))
+    if show and not part.stem.startswith("heldout"):
+        for (g, want), m in zip(rows, data, strict=True):
+            if g != want:
+                kind = "missed ask" if want else "false ask"
+                print(
+                    f"      {kind} ({m.get('kind', '')}, edited={m['edited']}): {m['text'][:160]!r}"
+                )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--classifiers", default="v1,v2")
+    parser.add_argument("--ask-judge-model", help="also measure an LLM judge, e.g. local")
+    parser.add_argument("--part", action="append", help="a corpus file (default: every part)")
+    parser.add_argument("--show-misses", action="store_true")
+    args = parser.parse_args()
+    parts = [Path(p) for p in args.part] if args.part else sorted(CORPUS.glob("*.json"))
+    classifiers = [load(name) for name in args.classifiers.split(",") if name]
+    if args.ask_judge_model:
+        from capabench.models import ModelOptions, make_model
+        from capabench.paths import cache_dir
+        from capabench.swe.ask_judge import AskJudge
+
+        options = ModelOptions(
+            max_tokens=160, context=4096, cache=str(cache_dir() / "responses.sqlite")
+        )
+        classifiers.append(
+            AskJudge(make_model(args.ask_judge_model, options), args.ask_judge_model)
+        )
+    for clf in classifiers:
+        print(f"== {clf.version}")
+        for part in parts:
+            measure(clf, part, args.show_misses)
+
+
+if __name__ == "__main__":
+    main()
