@@ -30,7 +30,7 @@ class InputFormat(Family):
             r"\bby the time (?:it|they|the \w+) (?:gets?|reach\w*|arriv\w*)",
             r"\b(?:reach|reaches|arrive at|arrives at|get to|gets to|com(?:e|es|ing) (?:in)?to) (?:the |your |my |this )?function\b",
             r"\bform (?:does|do|will) (?:\w+ )?(?:take|come in|arrive)",
-            r"[\'\"]\[?\d+(?:\s*,\s*\d+){2,}\]?[\'\"]",
+            r"[\'\"](?!\d{1,3}(?:,\d{3})+[\'\"])\[?\d+(?:\s*,\s*\d+){2,}\]?[\'\"]",
             r"[\'\"]\d+(?:\s+\d+){2,}[\'\"]",
             r"\bstdin\b",
             r"\bline (?:from|of) (?:a file|stdin|text)",
@@ -84,6 +84,7 @@ class InputFormat(Family):
             r"\b[a-z]\b(?= (?:is|be|arrive|come))",
         ),
         ignore=(
+            r"\binput order\b|\b(?:original|insertion) order\b",
             r"\bdocstring(?: example)?\b[^.?!]{0,40}\b(?:json|string|argument)\b",
             r"\bparse (?:a |the )?files?\b",
             r"\b(?:fixture|test|loader|config)\w*\b[^.?!]{0,40}\bpars\w*\b|\bdoctest\b[^.?!]{0,60}\b(?:json|string)\b|\b(?:json|string)\b[^.?!]{0,60}\bdoctest\b",

@@ -59,6 +59,7 @@ class NegativeInput(Family):
             r"\bargument",
         ),
         ignore=(
+            r"[\"'][^\"'\n]*\d[\s,]+-?\d[^\"'\n]*[\"']",
             r"\b(?:balance|total|sum|count|running \w+) (?:dips?|drops?|goes|falls?) (?:under|below) zero\b|\bknown range\b",
             r"\bnegative (?:lookahead|lookbehind|index|indices|indexing|zero|infinity)\b",
             r"\bnegative (?:tests?|test cases?|cases? for (?:the )?tests?|examples?|paths?)\b",
