@@ -36,10 +36,16 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]*`")
 # Quoted text that asks ("Overwrite existing release? [y/N]", an issue's question quoted):
 # someone else's question, not the agent's.
+# A quote opens after no letter and closes before none ("bulk archive" ... "Admin tooling"
+# are two quotes, not one around the text between).
 _QUOTED = re.compile(
-    r"\"[^\"\n]*\?[^\"\n]*\"|“[^”\n]*\?[^”\n]*”|‘[^’\n]*\?[^’\n]*’|(?<!\w)'[^'\n]*\?[^'\n]*'(?!\w)"
+    r"(?<!\w)\"[^\"\n]*\?[^\"\n]*\"(?!\w)|“[^”\n]*\?[^”\n]*”|‘[^’\n]*\?[^’\n]*’|(?<!\w)'[^'\n]*\?[^'\n]*'(?!\w)"
 )
-_PROMPT = re.compile(r"\[(?:y/n|yes/no)\]|\((?:y/n)\)", re.I)
+# A printed prompt, question and answer marker together ("Proceed (y/n)?", "Overwrite? [y/N]").
+_PROMPT = re.compile(
+    r"[^.!?\n:]*(?:\?\s*(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))|(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))\s*\?)",
+    re.I,
+)
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|viz|a\.k\.a|w\.r\.t)\.", re.I)
 _DOT = "\x00"
 # A sentence ends at . ! ? followed by space (so "2.x?" and "v1.2" stay whole).
@@ -47,6 +53,9 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\(?\d+[.)]|\(?[a-z][.)](?=\s))\s+", re.I)
 _MARKUP = re.compile(r"[*_]{1,3}")
 _POSED = re.compile(r"^(?:\*\*|__)[^*_\n]+\?(?:\*\*|__)\s*\S")
+_BOLD_LINE = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__)[:.]?$")
+# A list item that poses a short question and goes on to answer it ("Blockers? Two models...").
+_ITEM_POSED = re.compile(r"^[^?]{1,40}\?\s+[A-Z0-9`]")
 _TRAILING = re.compile(r"[\s*_)\]\"'.!:;,-]+$")
 # Questions about the code the agent then answers itself ("How can len(items) be 0? It...").
 _RHETORICAL = re.compile(
@@ -55,8 +64,9 @@ _RHETORICAL = re.compile(
 )
 
 
-_FIRM = frozenset({"need", "go_ahead", "choice"})  # no offer or pleasantry undoes these
-_BLOCKING = _FIRM | {"request"}  # after edits: acts that stop the work by themselves
+# Acts that stop the work by themselves: no offer undoes them, and after edits they ask even
+# when the rest reads finished; a question, request or doubt after finished work is optional.
+_FIRM = frozenset({"need", "go_ahead", "choice"})
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,7 @@ def prose(message: str) -> str:
     text = _FENCE.sub("\n\n", message)
     text = _INLINE.sub("CODE", text)
     text = _QUOTED.sub("QUOTE", text)
-    text = _PROMPT.sub("", text)
+    text = _PROMPT.sub(" PROMPT", text)
     kept, code = [], False
     for line in text.splitlines():
         # An indented code block: four spaces after a blank line (or more code), not a list.
@@ -96,10 +106,13 @@ def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit
             line = line.strip()
             if not line or set(line) <= set("-=|*_ :"):
                 continue
-            heading = line.startswith("#")
             item = bool(_BULLET.match(line))
+            # A heading: markdown's, or a line that is all bold ("**Is it thread-safe?**").
+            heading = line.startswith("#") or bool(_BOLD_LINE.match(line))
             line = _BULLET.sub("", line.lstrip("# ")).strip()
-            posed = bool(_POSED.match(line))
+            posed = bool(_POSED.match(line)) or (
+                item and bool(_ITEM_POSED.match(_MARKUP.sub("", line)))
+            )
             if not item:
                 plain = _MARKUP.sub("", line)
                 reporting = bool(reported_heading and reported_heading.search(plain))
@@ -177,7 +190,7 @@ class SpeechActClassifier:
             text = prose(message)
             unfinished = any(p.search(text) for p in self.unfinished)
             finished = any(p.search(text) for p in self.finished)
-            asked = bool(categories & _BLOCKING) or (would_ask and (unfinished or not finished))
+            asked = bool(categories & _FIRM) or (would_ask and (unfinished or not finished))
         return Detection(
             asked=asked, version=self.version, gate="edited" if edited else "zero_edit",
             categories=sorted(categories), questions=counted, blocked=blocked,
