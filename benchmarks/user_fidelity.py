@@ -1,7 +1,7 @@
 """How faithfully the simulated user reads questions, per matcher and family, on the
 public paraphrase bank (tests/data/user_questions, each part written independently of the
-matchers by a separate writer: `tune` and `dev` were used to write the rules, `heldout` was
-never looked at), and the time per respond().
+matchers by a separate writer: `tune` and `dev*` were used to write the rules, `heldout*` were
+never looked at, only measured), and the time per respond().
 
     python benchmarks/user_fidelity.py [--matchers rules,semantic] [--user-model local]
         [--bank FILE ...] [--per-side N] [--limit N] [--show-misses]
@@ -53,7 +53,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--matchers", default="rules")
-    parser.add_argument("--bank", action="append", help="a bank file (default: tune, dev, heldout)")
+    parser.add_argument("--bank", action="append", help="a bank file (default: every part)")
     parser.add_argument("--user-model", help="the llm matcher's model, e.g. local")
     parser.add_argument(
         "--per-side", type=int, help="sample this many users per side (slow matchers)"
@@ -61,11 +61,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="an even spread of this many messages per bank")
     parser.add_argument("--show-misses", action="store_true")
     args = parser.parse_args()
-    banks = (
-        [Path(b) for b in args.bank]
-        if args.bank
-        else [BANKS / f"{n}.json" for n in ("tune", "dev", "heldout")]
-    )
+    banks = [Path(b) for b in args.bank] if args.bank else sorted(BANKS.glob("*.json"))
     model = None
     if args.user_model:
         from capabench.models import ModelOptions, make_model
