@@ -10,10 +10,10 @@ from capabench.models.base import (
     Completion,
     Message,
     ModelOptions,
-    make_model,
     register,
 )
 from capabench.models.errors import InfraError
+from capabench.models.factory import make_model
 from capabench.models.scripted import ScriptedModel
 
 __all__ = [

@@ -7,6 +7,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from capabench.models.policy import RetryPolicy
+
 
 class Message(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -55,7 +57,7 @@ class ModelOptions:
     # numerics differ with the count, so it is part of the cache key when set.
     threads: int | None = field(default_factory=lambda: _env_int("CAPABENCH_LLAMA_THREADS"))
     cache: str | None = None
-    retry: object | None = None  # a retry.RetryPolicy; None for the default
+    retry: RetryPolicy | None = None  # None for the default policy
 
 
 def _env_int(name: str) -> int | None:
@@ -75,31 +77,3 @@ def register(prefix: str):
         return factory
 
     return wrap
-
-
-def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
-    """The model a spec names, behind the retry owner (remote endpoints) and the cache."""
-    from capabench.models.cache import CachedModel, ResponseCache
-    from capabench.models.retry import RetryingModel
-
-    options = options or ModelOptions()
-    cut = min((i for i in (spec.find(":"), spec.find("/")) if i >= 0), default=len(spec))
-    prefix, rest = spec[:cut], spec[cut + 1 :]
-    if prefix not in REGISTRY:
-        known = ", ".join(sorted(REGISTRY)) or "none"
-        raise ValueError(
-            f"unknown model {spec!r}: known kinds are {known}, and baseline/<policy> for the reference "
-            "policies (`capabench list` shows them all)"
-        )
-    model = REGISTRY[prefix](rest, options)
-    endpoint = getattr(model, "endpoint", None)
-    if endpoint is not None:
-        model = RetryingModel(
-            model, options.retry, endpoint=endpoint, concurrency=options.concurrency
-        )
-    if options.cache:
-        params = {"temperature": options.temperature, "max_tokens": options.max_tokens}
-        if options.threads is not None and prefix == "local":
-            params["threads"] = options.threads
-        model = CachedModel(model, ResponseCache(options.cache), params)
-    return model

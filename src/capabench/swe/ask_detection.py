@@ -24,6 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from capabench.swe.ask_acts import SpeechActClassifier
+from capabench.swe.ask_record import Detection
+
 CONFIG = Path(__file__).with_name("config") / "ask_detection.json"  # v1
 CONFIGS = {"v1": CONFIG, "v2": CONFIG.with_name("ask_detection_v2.json")}
 DEFAULT = "v2"
@@ -31,17 +34,6 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]*`")
 _SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|[a-z][.)])\s+\S", re.I)
-
-
-class Detection(BaseModel):
-    asked: bool
-    version: str
-    gate: str  # "edited" or "zero_edit"
-    categories: list[str] = []  # what fired: question, info_request, option_list
-    questions: list[str] = []  # the counted question units
-    blocked: dict[str, int] = {}  # blocker category -> units it stopped
-    questions_with_edits: bool = False
-    note: str = ""  # the judge's reason, or why it fell back to the rules
 
 
 @dataclass(frozen=True)
@@ -121,8 +113,6 @@ def load(spec: str | Path):
     path = CONFIGS.get(str(spec), Path(spec))
     data = json.loads(Path(path).read_text())
     if data.get("kind") == "speech_acts":
-        from capabench.swe.ask_acts import SpeechActClassifier
-
         return SpeechActClassifier.from_config(data)
     return Classifier.load(path)
 
