@@ -1,4 +1,5 @@
-"""The final-message ask classifier: its fixture corpus, its layers, and reclassification."""
+"""The final-message ask classifiers: v1 (its fixture corpus and layers, kept by name), v2
+(speech acts and the reconsidered edit gate), reclassification, harvest and hand labels."""
 
 from __future__ import annotations
 
@@ -7,19 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from capabench.swe.ask_detection import CONFIG, Classifier, classifier, prose, reclassify
+from capabench.swe.ask_detection import CONFIG, Classifier, classifier, load, prose, reclassify
 from capabench.swe.store import RunSummary, SweStore
 
-CORPUS = json.loads((Path(__file__).parent / "data" / "ask_messages.json").read_text())
+DATA = Path(__file__).parent / "data"
+CORPUS = json.loads((DATA / "ask_messages.json").read_text())  # v1's own fixtures
+V1 = classifier("v1")
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[f"{i}-{c['label']}" for i, c in enumerate(CORPUS)])
 def test_classifier_scores_its_fixture_corpus(case):
-    assert classifier().classify(case["text"], edited=case["edited"]).asked is case["label"]
+    assert V1.classify(case["text"], edited=case["edited"]).asked is case["label"]
 
 
 def test_corpus_exercises_every_layer():
-    clf = classifier()
+    clf = V1
     fired, blocked, gated = set(), set(), 0
     for case in CORPUS:
         d = clf.classify(case["text"], edited=case["edited"])
@@ -35,7 +38,7 @@ def test_corpus_exercises_every_layer():
 def test_code_inline_code_and_quotes_are_not_prose():
     text = "Done.\n```py\nx = a ? b : c\n```\nUses `re.match(r'a?')`.\n> Should it be X?\nThanks."
     assert "?" not in prose(text)
-    assert not classifier().classify(text).asked
+    assert not V1.classify(text).asked and not classifier().classify(text).asked
 
 
 def _store_with_finals(tmp_path, clf):
@@ -54,8 +57,8 @@ def _store_with_finals(tmp_path, clf):
 
 
 def test_reclassify_reproduces_stored_verdicts_and_finds_changes(tmp_path):
-    store = _store_with_finals(tmp_path, classifier())
-    same = reclassify(store)
+    store = _store_with_finals(tmp_path, V1)
+    same = reclassify(store, V1)
     assert (same.runs, same.messages, same.disagreements) == (1, len(CORPUS), [])
     assert same.firing["question"] >= 10 and same.firing["tag_question"] >= 1
     # A config without the tag-question blocker disagrees exactly on the tag question.
@@ -67,3 +70,201 @@ def test_reclassify_reproduces_stored_verdicts_and_finds_changes(tmp_path):
     changed = reclassify(store, Classifier.load(edited))
     assert changed.version == "v99" and len(changed.disagreements) == 1
     assert "right?" in changed.disagreements[0]["text"] and changed.disagreements[0]["now"] is True
+
+
+# -- v2: speech acts --------------------------------------------------------------------------
+
+
+def test_v1_stays_available_by_name_and_v2_is_the_default():
+    assert classifier().version == "v2" and classifier("v1").version == "v1"
+    assert load(CONFIG).version == "v1"
+
+
+def test_v2_reads_the_part_of_the_corpus_it_was_written_on():
+    """The tuning part: the acceptance bar as a regression guard (held-out parts are measured
+    by benchmarks/ask_detection.py, not asserted)."""
+    data = json.loads((DATA / "ask_messages" / "tune.json").read_text())
+    got = [(classifier().classify(m["text"], edited=m["edited"]).asked, m["ask"]) for m in data]
+    tp = sum(g and w for g, w in got)
+    assert tp / sum(g for g, _ in got) >= 0.95 and tp / sum(w for _, w in got) >= 0.90
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll need one example of the old tool's output before I can implement this.",
+        "Waiting on your call on whether to drop the index in this migration.",
+        "Two options, pick one:\n\n- **A**: keep it lenient\n- **B**: make it strict",
+        "Plan:\n1. Move the helpers\n2. Re-export them\n\nLet me know if this plan looks good and I'll start.",
+        "I'd key it by `tenantId`, not `userId`, per tenant, right?",
+        "Tell me whether existing users should be rehashed on next login.",
+        'Reply "go" and I\'ll do the upgrade in one commit.',
+        "Which do you prefer:\n* keep accented letters\n* strip them to ASCII",
+    ],
+)
+def test_v2_hears_asks_without_a_plain_question(text):
+    d = classifier().classify(text)
+    assert d.asked, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Does it affect 2.x? No, the parser there is separate (`legacy/parse.py`).",
+        'The script now asks "Overwrite existing release? [y/N]" before it deletes anything.',
+        "How can `len(items)` be 0? `load_items()` returns a generator, so it is consumed twice.",
+        "> Why are my .JPG files skipped?\n\nThe filter compared suffixes case-sensitively; fixed.",
+        "**Is the API output affected?** No, still ISO 8601 UTC.",
+        "Reporter asks:\n1. Can retries be disabled? → Yes, `opts.retry = 0`.\n2. Are they logged? → at debug level.",
+        "Moved from 2.x to 3.x. Does it break anything? I ran all the tests and they pass, so no.",
+        "Newest items now come first, as the issue asked.\n\nDoes that make sense?",
+    ],
+)
+def test_v2_does_not_hear_questions_that_are_not_asks(text):
+    d = classifier().classify(text)
+    assert not d.asked, d
+
+
+def test_v2_edit_gate_blocked_edits_ask_finished_ones_do_not():
+    """Both sides of the reconsidered gate, on edited turns."""
+    blocked = ("Done so far: added `RetryPolicy` in `retry.go`.\n\nNot done: the backoff cap. "
+               "30s or 5m? Stopping here until you pick.")  # fmt: skip
+    partial = ("I changed the default port to 3000. The Dockerfile still exposes 8080, so the "
+               "container will not work until they match. Should I update it, or revert?")  # fmt: skip
+    finished = ("Fixed: the CSV writer now quotes fields with commas; `go test ./...` passes.\n\n"
+                "Let me know if you'd like the TSV exporter updated the same way.")  # fmt: skip
+    offer = "Done. All 26 tests pass.\n\nWould you like me to also add a changelog entry?"
+    optional = "Fixed the CSV quoting; `go test ./...` passes. Should the TSV exporter get the same change?"
+    clf = classifier()
+    assert clf.classify(blocked, edited=True).asked
+    assert clf.classify(partial, edited=True).asked
+    for text in (finished, offer, optional):
+        d = clf.classify(text, edited=True)
+        assert not d.asked and d.gate == "edited", d
+    # The same optional question with nothing edited and nothing finished is still heard.
+    assert clf.classify("Should the TSV exporter be updated the same way?").asked
+    # v1 ruled out every edited turn; v2 records the text's question when it doesn't count.
+    assert not V1.classify(blocked, edited=True).asked
+    assert clf.classify(optional, edited=True).questions_with_edits
+
+
+def test_v2_units_survive_dotted_words_abbreviations_and_indented_code():
+    from capabench.swe.ask_acts import units
+
+    texts = [
+        u.text
+        for u in units(
+            "Does it affect 2.x? It may, e.g. in v1.2 builds.\n\n    x = input('Go? ')\n"
+        )
+    ]
+    assert texts == ["Does it affect 2.x?", "It may, e.g. in v1.2 builds."]
+
+
+# -- reclassify, harvest, labels --------------------------------------------------------------
+
+
+def test_reclassify_by_version_prints_the_verdicts_that_change(tmp_path):
+    from typer.testing import CliRunner
+
+    from capabench.cli import app
+
+    store = _store_with_finals(tmp_path, V1)
+    result = CliRunner().invoke(
+        app, ["swe", "reclassify", "--runs", str(store.root), "--config", "v2"]
+    )
+    assert result.exit_code == 0, result.output
+    changed = [c for c in CORPUS if V1.classify(c["text"], edited=c["edited"]).asked
+               != classifier().classify(c["text"], edited=c["edited"]).asked]  # fmt: skip
+    assert f"{len(changed)} verdict(s) change" in result.output
+    same = CliRunner().invoke(
+        app, ["swe", "reclassify", "--runs", str(store.root), "--config", "v1"]
+    )
+    assert "0 verdict(s) change" in same.output
+    bad = CliRunner().invoke(
+        app, ["swe", "reclassify", "--runs", str(store.root), "--config", "v9"]
+    )
+    assert bad.exit_code != 0 and "--config v9" in bad.output
+
+
+def test_harvest_then_labels_scores_match_a_hand_count(tmp_path):
+    import csv
+
+    from typer.testing import CliRunner
+
+    from capabench.cli import app
+
+    store = _store_with_finals(tmp_path, classifier())
+    out = tmp_path / "harvest.csv"
+    result = CliRunner().invoke(
+        app, ["swe", "harvest", "--runs", str(store.root), "--out", str(out)]
+    )
+    assert result.exit_code == 0 and f"wrote {len(CORPUS)}" in result.output, result.output
+    again = CliRunner().invoke(
+        app, ["swe", "harvest", "--runs", str(store.root), "--out", str(out)]
+    )
+    assert again.exit_code != 0 and "won't overwrite" in again.output
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == len(CORPUS) and {r["stored_version"] for r in rows} == {"v2"}
+    # Label by the fixture's truth, then flip two labels and leave one row unlabelled.
+    for row, case in zip(rows, CORPUS, strict=True):
+        row["label"] = "ask" if case["label"] else "not"
+    rows[0]["label"] = "not" if rows[0]["label"] == "ask" else "ask"
+    rows[1]["label"] = "not" if rows[1]["label"] == "ask" else "ask"
+    rows[2]["label"] = ""
+    labelled = tmp_path / "labels.csv"
+    with labelled.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=rows[0].keys())
+        writer.writeheader()
+        writer.writerows(rows)
+    # The hand count: v2's verdict on every labelled row against the label.
+    tp = fp = fn = 0
+    for row in rows[:2] + rows[3:]:
+        got = classifier().classify(row["text"], edited=row["edited"] == "True").asked
+        want = row["label"] == "ask"
+        tp, fp, fn = tp + (got and want), fp + (got and not want), fn + (want and not got)
+    result = CliRunner().invoke(app, ["swe", "reclassify", "--labels", str(labelled), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["overall"]["n"] == len(CORPUS) - 1
+    assert (report["overall"]["tp"], report["overall"]["fp"], report["overall"]["fn"]) == (
+        tp,
+        fp,
+        fn,
+    )
+    assert report["precision"] == pytest.approx(tp / (tp + fp))
+    assert report["recall"] == pytest.approx(tp / (tp + fn))
+    table = CliRunner().invoke(app, ["swe", "reclassify", "--labels", str(labelled)])
+    assert f"{tp / (tp + fp):.2f}" in table.output and "after edits" in table.output
+    rows[4]["label"] = "maybe"
+    with labelled.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=rows[0].keys())
+        writer.writeheader()
+        writer.writerows(rows)
+    bad = CliRunner().invoke(app, ["swe", "reclassify", "--labels", str(labelled)])
+    assert bad.exit_code != 0 and "row 5" in bad.output and "maybe" in bad.output
+
+
+def test_ask_judge_reads_json_under_its_schema_and_falls_back_to_the_rules():
+    from capabench.models import InfraError
+    from capabench.models.scripted import ScriptedModel
+    from capabench.swe.ask_judge import SCHEMA, AskJudge
+
+    ask = "Which value is right, 60 or 600 seconds?"
+    model = ScriptedModel(['{"ask": false, "reason": "the agent answers it"}'])
+    d = AskJudge(model, "fake").classify(ask, edited=True)
+    assert (d.asked, d.version, d.gate, d.note) == (
+        False,
+        "judge:fake",
+        "edited",
+        "the agent answers it",
+    )
+    assert model.schemas == [SCHEMA] and "changed files" in model.calls[0][0].content
+    for answer in ("sure, it asks", '{"ask": "yes"}', "```json\n[true]\n```"):
+        d = AskJudge(ScriptedModel([answer]), "fake").classify(ask)
+        assert d.asked and d.version == "judge:fake->v2" and "unreadable" in d.note
+
+    def broken(messages):
+        raise InfraError("connection refused")
+
+    d = AskJudge(ScriptedModel(broken), "fake").classify("All done; tests pass.")
+    assert not d.asked and d.version == "judge:fake->v2" and "connection refused" in d.note

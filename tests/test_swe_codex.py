@@ -44,12 +44,14 @@ def test_codex_cli_asks_is_answered_goes_on_and_is_graded(swe_bundled, tmp_path)
         (run,) = batch(instances[:1], ["ambiguous"], "gpt-fake", runner, store)
         requests = list(server.requests)
     assert run.runner == "codex-cli" and run.stop_reason == "completed", run.error
-    assert run.asked and len(run.asks) == 1 and run.turns == 2
+    # A turn is a model reply: look, ask | look, report (the ask was the second).
+    assert run.asked and len(run.asks) == 1 and run.turns == 4
     ask = run.asks[0]
+    assert ask.turn == 2 and not ask.refused
     assert (
         ask.question == QUESTION and ask.answer == NEUTRAL_REPLY and ask.channel == "final message"
     )
-    assert ask.detection["version"] == "v1" and not ask.edited_before
+    assert ask.detection["version"] == "v2" and not ask.edited_before
     # The resumed turn carried the neutral reply, verbatim.
     assert any(NEUTRAL_REPLY in u for u in user_texts(requests[-1]))
     kinds = [e["kind"] for e in store.events(run.run_id) if e["kind"] != "codex"]
@@ -75,3 +77,23 @@ def test_codex_preflight_certifies_the_final_message_channel(tmp_path):
     with FakeResponses(canary) as server:
         outcome = preflight(CodexRunner("gpt-fake", base_url=server.base_url), "gpt-fake")
     assert outcome.asks[0].answer == NEUTRAL_REPLY and outcome.stop_reason == "completed"
+
+
+@pytest.mark.parametrize("decides", [False, True])
+def test_an_ask_judge_is_recorded_beside_the_classifier_or_decides(swe_bundled, tmp_path, decides):
+    """The judge (scripted to see no ask) is kept beside v2's verdict; deciding, it ends the
+    session at the question that v2 would have answered."""
+    from capabench.models.scripted import ScriptedModel
+    from capabench.swe.ask_judge import AskJudge
+
+    _, instances = swe_bundled
+    store = SweStore(tmp_path / "swe")
+    with FakeResponses(_script) as server:
+        runner = CodexRunner("gpt-fake", base_url=server.base_url)
+        runner.ask_judge = AskJudge(ScriptedModel(lambda m: '{"ask": false, "reason": "no"}'), "fake")
+        runner.judge_decides = decides
+        (run,) = batch(instances[:1], ["ambiguous"], "gpt-fake", runner, store)
+    first = next(e for e in store.events(run.run_id) if e["kind"] == "final")
+    assert first["detection"]["version"] == "v2" and first["detection"]["asked"]
+    assert first["judge"]["version"] == "judge:fake" and not first["judge"]["asked"]
+    assert run.asked is not decides

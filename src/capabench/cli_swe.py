@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -59,26 +60,45 @@ def _conditions(condition: str) -> list:
 
 
 def _runner(model: str, base_url: str | None, api_key: str | None, context: int | None, max_tokens: int,
-            steps: int, structured: bool | None = None):  # fmt: skip
+            steps: int | None, structured: bool | None = None, *, time_limit: float = 3600.0,
+            sandbox: bool = True, system_prompt: str = "preset", builtin_steps: int = 30):  # fmt: skip
     from capabench.models import ModelOptions
     from capabench.paths import cache_dir
     from capabench.swe.builtin_agent import BuiltinAgent
-    from capabench.swe.experiment import make_runner
+    from capabench.swe.experiment import make_runner, runner_name
+    from capabench.swe.records import CLI_TURNS, Budget
 
     options = ModelOptions(base_url=base_url, api_key=api_key, context=context, max_tokens=max_tokens,
                            cache=str(cache_dir() / "responses.sqlite"))  # fmt: skip
+    turns = steps or (builtin_steps if runner_name(model) == "builtin" else CLI_TURNS)
     try:
-        runner = make_runner(model, options)
+        runner = make_runner(model, options, budget=Budget(turns=turns, wall_s=time_limit),
+                             sandbox=sandbox, system_prompt=system_prompt)  # fmt: skip
     except (ValueError, OSError) as exc:
         raise fail(str(exc)) from None
     if isinstance(runner, BuiltinAgent):
-        runner.steps = steps
         # Local models act under a JSON schema by default: a small model's free-text choice
         # of whether to ask would differ between CPUs and llama.cpp builds.
         runner.structured = model.startswith("local") if structured is None else structured
     return runner
 
 
+StepsOpt = Annotated[
+    int | None,
+    typer.Option("--steps", min=1, help="the turn budget, every arm: model replies per session (default: 30 for the built-in agent, 150 for Codex and Claude)"),
+]  # fmt: skip
+TimeLimitOpt = Annotated[
+    float, typer.Option("--time-limit", min=1, help="the wall-time budget of a session, every arm, in seconds")
+]  # fmt: skip
+SandboxOpt = Annotated[
+    bool,
+    typer.Option("--sandbox/--no-sandbox",
+                 help="run the agent and its commands inside bubblewrap (default; fails where it doesn't work); --no-sandbox runs them on the host (recorded per run)"),
+]  # fmt: skip
+SystemPromptOpt = Annotated[
+    str,
+    typer.Option("--claude-system-prompt", help="the Claude arm's system prompt: preset (Claude Code's own) or bare (the SDK's one line)"),
+]  # fmt: skip
 StructuredOpt = Annotated[
     bool | None,
     typer.Option("--structured-actions/--free-actions",
@@ -130,9 +150,14 @@ def batch_cmd(
     api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
     context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context")] = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
-    steps: Annotated[int, typer.Option("--steps", min=1, help="built-in agent: actions per session")] = 30,
+    steps: StepsOpt = None,
     skip_preflight: Annotated[bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")] = False,
     structured: StructuredOpt = None,
+    time_limit: TimeLimitOpt = 3600.0,
+    sandbox: SandboxOpt = True,
+    system_prompt: SystemPromptOpt = "preset",
+    judge_model: Annotated[str | None, typer.Option("--ask-judge-model", help="Codex arm: an LLM judge (model spec) of each final message, recorded beside the classifier's verdict")] = None,
+    judge_decides: Annotated[bool, typer.Option("--ask-judge-decides", help="with --ask-judge-model: the judge's verdict decides whether the agent asked")] = False,
 ) -> None:  # fmt: skip
     """Sessions for the next incomplete instances, one at a time; rerunning resumes. A
     preflight canary first certifies that the model's ask channel works."""
@@ -147,7 +172,16 @@ def batch_cmd(
         instances = [i for i in instances if i.instance_id in instance]
     conditions = _conditions(condition)
     store = SweStore(runs)
-    runner = _runner(model, base_url, api_key, context, max_tokens, steps, structured)
+    runner = _runner(model, base_url, api_key, context, max_tokens, steps, structured, time_limit=time_limit,
+                     sandbox=sandbox, system_prompt=system_prompt)  # fmt: skip
+    if judge_decides and not judge_model:
+        raise fail("--ask-judge-decides needs --ask-judge-model")
+    if judge_model:
+        if not hasattr(runner, "ask_judge"):
+            raise fail(
+                "--ask-judge-model applies to the Codex arm (gpt-*/codex-*), whose asks are final messages"
+            )
+        runner.ask_judge, runner.judge_decides = _ask_judge(judge_model, None), judge_decides
     todo = pending(instances, conditions, model, store, count)
     if todo and not skip_preflight:
         try:
@@ -227,24 +261,33 @@ def evaluate_cmd(
 @swe_app.command("reclassify")
 def reclassify_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
-    config: Annotated[Path | None, typer.Option("--config", help="an ask-detection config to try")] = None,
+    config: Annotated[str, typer.Option("--config", help="the classifier: v1, v2 or a config file")] = "v2",
+    labels: Annotated[Path | None, typer.Option("--labels", help="a labelled harvest file: score against it")] = None,
+    judge_model: Annotated[str | None, typer.Option("--ask-judge-model", help="an LLM judge (model spec): its verdicts instead of --config's")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="the judge model's OpenAI-compatible endpoint")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
 ) -> None:  # fmt: skip
-    """Re-apply the ask classifier to every stored final message; report disagreements with
-    the stored verdicts and how often each pattern category fired (read-only)."""
-    from capabench.swe.ask_detection import Classifier, reclassify
+    """Re-apply an ask classifier (or an LLM judge) to every stored final message and print the
+    verdicts that change (read-only); with --labels, its precision and recall against hand
+    labels instead."""
+    from capabench.swe.ask_detection import load, reclassify
     from capabench.swe.store import SweStore
 
     try:
-        clf = Classifier.load(config) if config else None
+        clf = load(config)
     except (OSError, ValueError, KeyError) as exc:
-        raise fail(f"{config}: not an ask-detection config ({exc})") from None
+        raise fail(f"--config {config}: not v1, v2 or an ask-detection config ({exc})") from None
+    if judge_model:
+        clf = _ask_judge(judge_model, base_url)
+    if labels is not None:
+        _score_labels(labels, clf, as_json)
+        return
     report = reclassify(SweStore(runs), clf)
     if as_json:
         out.print_json(report.model_dump_json())
         return
     out.print(f"classifier {report.version}: {report.messages} final message(s) in {report.runs} run(s); "
-              f"{len(report.disagreements)} disagreement(s); questions with edits: {report.questions_with_edits}")  # fmt: skip
+              f"{len(report.disagreements)} verdict(s) change; questions with edits: {report.questions_with_edits}")  # fmt: skip
     table = Table("category", "fired")
     for name, n in sorted(report.firing.items()):
         table.add_row(name, str(n))
@@ -253,6 +296,70 @@ def reclassify_cmd(
         out.print(
             f"  {d['run_id']} #{d['index']}: stored {d['stored']} -> now {d['now']}: {d['text'][:100]}"
         )
+
+
+def _score_labels(labels: Path, clf, as_json: bool) -> None:
+    from capabench.swe.ask_labels import read_labels, score
+
+    try:
+        rows = read_labels(labels)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise fail(str(exc)) from None
+    if not rows:
+        raise fail(f"{labels}: no labelled rows (fill the label column with ask or not)")
+    scored = score(rows, clf)
+    if as_json:
+        out.print_json(json.dumps({**scored.model_dump(), "precision": scored.overall.precision,
+                                   "recall": scored.overall.recall}))  # fmt: skip
+        return
+    table = Table("group", "n", "precision", "recall", "tp", "fp", "fn", "tn")
+    for s in [scored.overall, *scored.groups]:
+        table.add_row(s.group, str(s.n), _rate(s.precision), _rate(s.recall),
+                      str(s.tp), str(s.fp), str(s.fn), str(s.tn))  # fmt: skip
+    out.print(f"classifier {scored.version} against {len(rows)} labelled message(s) in {labels}")
+    out.print(table)
+    for e in scored.errors:
+        out.print(
+            f"  {e['run_id']} #{e['index']}: label {e['label']} -> {e['now']}: {e['text'][:100]}"
+        )
+
+
+def _ask_judge(spec: str, base_url: str | None):
+    from capabench.models import ModelOptions, make_model
+    from capabench.paths import cache_dir
+    from capabench.swe.ask_judge import AskJudge
+
+    options = ModelOptions(
+        base_url=base_url, max_tokens=160, cache=str(cache_dir() / "responses.sqlite")
+    )
+    try:
+        return AskJudge(make_model(spec, options), spec)
+    except (ValueError, OSError) as exc:
+        raise fail(f"--ask-judge-model {spec}: {exc}") from None
+
+
+def _rate(value: float) -> str:
+    return "–" if value != value else f"{value:.2f}"  # nan: nothing to divide by
+
+
+@swe_app.command("harvest")
+def harvest_cmd(
+    runs: RunsOpt = DEFAULT_RUNS,
+    out_file: Annotated[Path, typer.Option("--out", help="the file to write: .csv or .jsonl")] = Path("asks-harvest.csv"),
+) -> None:  # fmt: skip
+    """Export every stored final message with its verdict, the edit gate's input and its run's
+    context, for hand labelling (fill the label column, then: swe reclassify --labels FILE)."""
+    from capabench.swe.ask_labels import dumps, harvest
+    from capabench.swe.store import SweStore
+
+    if out_file.suffix not in (".csv", ".jsonl"):
+        raise fail(f"--out {out_file}: name a .csv or .jsonl file")
+    if out_file.exists():
+        raise fail(f"--out {out_file} exists: capabench won't overwrite it (labels may be in it)")
+    rows = harvest(SweStore(runs))
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    out_file.write_text(dumps(rows, out_file.suffix[1:]), encoding="utf-8")
+    out.print(f"wrote {len(rows)} final message(s) to {out_file}")
 
 
 @swe_app.command("dashboard")
@@ -323,14 +430,18 @@ def preflight_cmd(
     context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context window")] = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
     structured: StructuredOpt = None,
+    steps: StepsOpt = None,
+    time_limit: TimeLimitOpt = 3600.0,
+    sandbox: SandboxOpt = True,
+    system_prompt: SystemPromptOpt = "preset",
 ) -> None:  # fmt: skip
     """Certify a model's ask channel with one forced ask round-trip (exit 1 if it fails)."""
     from capabench.swe.experiment import PreflightFailed, preflight
 
+    runner = _runner(model, base_url, api_key, context, max_tokens, steps, structured, time_limit=time_limit,
+                     sandbox=sandbox, system_prompt=system_prompt, builtin_steps=8)  # fmt: skip
     try:
-        outcome = preflight(
-            _runner(model, base_url, api_key, context, max_tokens, 8, structured), model
-        )
+        outcome = preflight(runner, model)
     except PreflightFailed as exc:
         console.print(
             f"[red]preflight failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False

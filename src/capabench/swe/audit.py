@@ -37,6 +37,13 @@ def locate(store: SweStore, query: str = "") -> list[dict]:
     return found
 
 
+DEGRADED = {
+    "fallback_model_metadata": "Codex ran the model on fallback metadata (an unknown slug: a "
+    "reduced tool set, e.g. no apply_patch)",
+    "unrecognized_model": "Claude Code does not know the model (it assumes a context window)",
+}
+
+
 class Finding(BaseModel):
     severity: str  # "attention" (exit 1) or "note"
     run_id: str
@@ -75,6 +82,21 @@ def sanity(store: SweStore, last: int | None = None) -> list[Finding]:
             add("note", s.run_id, "asked after editing the workspace")
         if s.stop_reason == "max_ask_rounds":
             add("note", s.run_id, f"ended at the ask cap ({len(s.asks)} asks)")
+        for reason, what in (("step_limit", "turn"), ("time_limit", "wall-time")):
+            if s.stop_reason == reason:
+                add("note", s.run_id, f"ended at its {what} budget ({s.turns} turns)")
+        refused = [a for a in s.asks if a.refused]
+        if refused:
+            add("note", s.run_id, f"asked through a refused channel ({refused[0].channel}): "
+                                  f"{len(refused)} time(s), counted as asked, never answered")  # fmt: skip
+        for warning in s.warnings:  # the arm ran degraded: its numbers describe a lesser agent
+            add(
+                "attention",
+                s.run_id,
+                f"{DEGRADED.get(warning.kind, warning.kind)}: {warning.text[:200]}",
+            )
+        if s.setup is not None and s.setup.containment == "none":
+            add("note", s.run_id, "the agent ran uncontained on the host (--no-sandbox)")
         grade = store.evaluation(s.run_id)
         if grade is None:
             add("attention", s.run_id, "not evaluated yet (capabench swe evaluate)")

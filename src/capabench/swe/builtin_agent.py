@@ -9,7 +9,16 @@ import re
 import time
 
 from capabench.models import ChatModel, InfraError, Message
-from capabench.swe.records import MAX_ASKS, NEUTRAL_REPLY, AgentTask, Ask, SessionOutcome
+from capabench.swe.records import (
+    MAX_ASKS,
+    NEUTRAL_REPLY,
+    AgentSetup,
+    AgentTask,
+    Ask,
+    Budget,
+    SessionOutcome,
+)
+from capabench.swe.sandbox import require_bwrap
 from capabench.swe.workspace import Workspace
 
 VERSION = "builtin-1"
@@ -58,12 +67,20 @@ MAX_OUTPUT = 4000  # characters of command output per step: small models' contex
 
 
 class BuiltinAgent:
-    def __init__(self, model: ChatModel, *, steps: int = 30, command_timeout_s: float = 60.0,
-                 structured: bool = False) -> None:  # fmt: skip
+    def __init__(self, model: ChatModel, *, steps: int = 30, time_limit_s: float = 3600.0,
+                 command_timeout_s: float = 60.0, structured: bool = False, sandbox: bool = True) -> None:  # fmt: skip
         self.model = model
-        self.steps = steps
+        self.steps = steps  # the turn budget: model replies
+        self.time_limit_s = time_limit_s
         self.command_timeout_s = command_timeout_s
         self.structured = structured
+        self.sandbox = sandbox
+        if sandbox:
+            require_bwrap()
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(turns=self.steps, wall_s=self.time_limit_s)
 
     @property
     def ask_hint(self) -> str:
@@ -90,15 +107,20 @@ class BuiltinAgent:
         messages = [Message(role="system", content=system),
                     Message(role="user", content=task.prompt)]  # fmt: skip
         decoding = "structured (JSON schema)" if self.structured else "free text"
-        out = SessionOutcome(
-            stop_reason="step_limit", tools=TOOLS, runner_version=f"{VERSION}; {decoding}"
-        )
-        start, idle = ws.fingerprint(), 0
+        budget = self.budget
+        setup = AgentSetup(containment="bwrap" if self.sandbox else "none", system_prompt=VERSION,
+                           tools_offered=TOOLS, budget=budget)  # fmt: skip
+        out = SessionOutcome(stop_reason="step_limit", tools=TOOLS, setup=setup,
+                             runner_version=f"{VERSION}; {decoding}")  # fmt: skip
+        start, idle, deadline = ws.fingerprint(), 0, time.monotonic() + budget.wall_s
 
         def note(kind: str, text: str, **data) -> None:
             out.events.append({"kind": kind, "text": text, "t": round(time.time(), 3), **data})
 
-        for turn in range(1, self.steps + 1):
+        for turn in range(1, budget.turns + 1):
+            if time.monotonic() >= deadline:
+                out.stop_reason = "time_limit"
+                return out
             out.turns = turn
             try:
                 # Only what is asked for goes in the call: older ChatModels still work.
@@ -147,7 +169,8 @@ class BuiltinAgent:
                 note("answer", answer)
                 messages.append(Message(role="user", content=answer))
                 continue
-            code, output = ws.run(body, self.command_timeout_s)
+            left = max(1.0, deadline - time.monotonic())
+            code, output = ws.run(body, min(self.command_timeout_s, left), contained=self.sandbox)
             if len(output) > MAX_OUTPUT:
                 output = f"{output[: MAX_OUTPUT // 2]}\n[...]\n{output[-MAX_OUTPUT // 2 :]}"
             status = "timed out" if code is None else f"exit code {code}"

@@ -1,48 +1,150 @@
-"""The Claude arm: one unattended Claude Agent SDK session in its default permission mode.
-Tool calls that would prompt a person reach the `can_use_tool` callback, which records and
-approves them; AskUserQuestion calls are the ask channel, logged in full and answered with
-the neutral first-option tie-break, up to the cap (one more ends the session). No hooks, no
-plan mode, no system prompt of ours; the tool roster is recorded from the session itself."""
+"""The Claude arm: one unattended Claude Agent SDK session in its default permission mode,
+with Claude Code's own system prompt (the `claude_code` preset; `bare` is the SDK's
+one-line default, kept as an option). Tool calls that would prompt a person reach the
+`can_use_tool` callback, which records and approves them; AskUserQuestion calls are the ask
+channel, logged in full and answered with the neutral first-option tie-break, up to the cap
+(one more ends the session). No hooks, no plan mode. The CLI the SDK spawns runs inside the
+sandbox (swe.sandbox) under an environment built from nothing, with a private config dir.
+A turn is one model reply, counted from Claude Code's transcript (an empty reply yields no
+SDK message); the turn budget is the CLI's --max-turns, which counts replies the same way."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 import os
-import tempfile
+import shutil
+import sys
 import time
 from pathlib import Path
+from typing import Literal
 
-from capabench.swe.records import MAX_ASKS, AgentTask, Ask, SessionOutcome
+import anyio
+
+from capabench.swe.claude_transcript import read_transcript
+from capabench.swe.records import (
+    CLI_TURNS,
+    MAX_ASKS,
+    AgentSetup,
+    AgentTask,
+    AgentWarning,
+    Ask,
+    Budget,
+    SessionOutcome,
+)
+from capabench.swe.sandbox import (
+    agent_env,
+    bwrap_argv,
+    exec_wrapper,
+    install_root,
+    interpreter_roots,
+    require_bwrap,
+)
 from capabench.swe.workspace import Workspace
+
+SystemPrompt = Literal["preset", "bare"]
+SYSTEM_PROMPTS: dict[str, dict | None] = {
+    "preset": {"type": "preset", "preset": "claude_code"},  # Claude Code as people run it
+    "bare": None,  # the SDK passes --system-prompt "": a one-line agent
+}
+UNRECOGNIZED_MODEL = "[claude-code:unrecognized_model]"
+
+
+def claude_cli(sdk) -> str:
+    """The SDK's bundled Claude Code, else `claude` on PATH (the SDK's own order)."""
+    bundled = Path(sdk.__file__).parent / "_bundled" / "claude"
+    found = str(bundled) if bundled.is_file() else shutil.which("claude")
+    if not found:
+        raise ValueError("Claude Code is not installed: pip install 'capabench[claude]'")
+    return found
 
 
 class ClaudeRunner:
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 max_turns: int | None = None) -> None:  # fmt: skip
+                 budget: Budget | None = None, sandbox: bool = True,
+                 system_prompt: SystemPrompt = "preset") -> None:  # fmt: skip
         try:
             import claude_agent_sdk
         except ImportError:
             raise ValueError(
                 "the Claude arm needs the Claude Agent SDK: pip install 'capabench[claude]'"
             ) from None
+        if system_prompt not in SYSTEM_PROMPTS:
+            raise ValueError(f"system prompt {system_prompt!r}: preset or bare")
         self.sdk = claude_agent_sdk
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
-        self.max_turns = max_turns
+        self.budget = budget or Budget(turns=CLI_TURNS)
+        self.sandbox = sandbox
+        self.system_prompt = system_prompt
+        self.cli = claude_cli(claude_agent_sdk)
+        if sandbox:
+            require_bwrap()
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
         return asyncio.run(self._run(task, ws))
 
+    def _cli(self, ws: Workspace) -> Path:
+        """An executable the SDK starts as its CLI: Claude Code, contained, under exactly the
+        environment it needs (the SDK would hand it the host's)."""
+        config = ws.home / ".claude"  # private: nothing of the operator's Claude state
+        config.mkdir(exist_ok=True)
+        extra = {"CLAUDE_CONFIG_DIR": str(config), "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+                 "CLAUDE_CODE_ENTRYPOINT": "sdk-py", "CLAUDE_AGENT_SDK_VERSION": self.sdk.__version__}  # fmt: skip
+        if self.base_url:
+            extra |= {
+                "ANTHROPIC_BASE_URL": self.base_url,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            }
+        key = (
+            self.api_key
+            or os.environ.get("ANTHROPIC_API_KEY")
+            or ("not-needed" if self.base_url else None)
+        )
+        if key:
+            extra["ANTHROPIC_API_KEY"] = key
+        elif token := os.environ.get("CLAUDE_CODE_OAUTH_TOKEN"):
+            extra["CLAUDE_CODE_OAUTH_TOKEN"] = token
+        else:  # a subscription login: its credentials file only
+            login = Path.home() / ".claude" / ".credentials.json"
+            if login.is_file():
+                shutil.copy(login, config / ".credentials.json")
+        path = [Path(self.cli).parent, Path(sys.executable).parent]
+        env = agent_env(home=ws.home, tmp=ws.scratch, path=path, extra=extra)
+        argv = [self.cli]
+        if self.sandbox:
+            expose = {install_root(self.cli), *path, *interpreter_roots()}
+            argv = bwrap_argv(
+                argv, writable=[ws.path, ws.home, ws.scratch], chdir=ws.path, expose=expose
+            )
+        return exec_wrapper(ws.root / "claude-cli", argv, env)
+
     async def _run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
         sdk = self.sdk
-        out = SessionOutcome(stop_reason="completed",
+        setup = AgentSetup(containment="bwrap" if self.sandbox else "none",
+                           system_prompt="claude_code preset" if self.system_prompt == "preset" else "bare",
+                           budget=self.budget)  # fmt: skip
+        out = SessionOutcome(stop_reason="completed", setup=setup,
                              runner_version=f"claude-agent-sdk {sdk.__version__}")  # fmt: skip
         start, commands, permission_prompts = ws.fingerprint(), {}, []
+        replies: dict[str, int] = {}  # live: message id -> reply; tool_use id -> reply
+        tool_reply: dict[str, int] = {}
+        stderr: list[str] = []
 
         def note(kind: str, text: str, **data) -> None:
             out.events.append({"kind": kind, "text": text, "t": round(time.time(), 3), **data})
+
+        def on_stderr(line: str) -> None:
+            stderr.append(line)
+            if UNRECOGNIZED_MODEL in line and not any(
+                w.kind == "unrecognized_model" for w in out.warnings
+            ):
+                out.warnings.append(
+                    AgentWarning(kind="unrecognized_model", text=line.strip()[:500])
+                )
 
         async def can_use_tool(name: str, data: dict, context) -> object:
             if name != "AskUserQuestion":
@@ -55,9 +157,12 @@ class ClaudeRunner:
             answers = {str(q.get("question", "")): str((q.get("options") or [{}])[0].get("label", ""))
                        for q in questions}  # fmt: skip
             answered = len(out.asks) < MAX_ASKS
-            out.asks.append(Ask(turn=out.turns + 1, question=asked, answer=json.dumps(answers) if answered else None,
+            call = getattr(context, "tool_use_id", None)
+            # Its reply may not have reached the stream yet: numbered for certain at the end.
+            turn = tool_reply.get(str(call), max(len(replies), 1))
+            out.asks.append(Ask(turn=turn, question=asked, answer=json.dumps(answers) if answered else None,
                                 edited_before=ws.fingerprint() != start, channel="AskUserQuestion",
-                                detection={"input": data}))  # fmt: skip
+                                detection={"input": data, "tool_use_id": call}))  # fmt: skip
             note("ask", asked, answered=answered)
             if not answered:
                 out.stop_reason = "max_ask_rounds"
@@ -67,59 +172,77 @@ class ClaudeRunner:
             note("answer", "; ".join(f"{q}: {a}" for q, a in answers.items()))
             return sdk.PermissionResultAllow(updated_input={**data, "answers": answers})
 
-        env = {"DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1"}
-        config = tempfile.TemporaryDirectory(prefix="capabench-claude-") if self.base_url else None
-        if (
-            config is not None
-        ):  # a private config dir: nothing of the operator's Claude state leaks in
-            env |= {"ANTHROPIC_BASE_URL": self.base_url, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                    "CLAUDE_CONFIG_DIR": config.name}  # fmt: skip
-        key = (
-            self.api_key
-            or os.environ.get("ANTHROPIC_API_KEY")
-            or ("not-needed" if self.base_url else None)
-        )
-        if key:
-            env["ANTHROPIC_API_KEY"] = key
         options = sdk.ClaudeAgentOptions(
             cwd=str(ws.path), model=self.model, permission_mode="default", can_use_tool=can_use_tool,
-            setting_sources=[], env=env, max_turns=self.max_turns,
+            setting_sources=[], cli_path=str(self._cli(ws)), max_turns=self.budget.turns,
+            system_prompt=SYSTEM_PROMPTS[self.system_prompt], stderr=on_stderr,
         )  # fmt: skip
 
         async def prompt():  # can_use_tool needs the streaming form of the prompt
             yield {"type": "user", "message": {"role": "user", "content": task.prompt}}
 
+        stream = sdk.query(prompt=prompt(), options=options)
         try:
-            async for message in sdk.query(prompt=prompt(), options=options):
-                self._record(message, out, commands, note)
+            # An anyio deadline, not asyncio's: the SDK shields its shutdown from anyio's
+            # cancellation only.
+            with anyio.move_on_after(self.budget.wall_s) as deadline:
+                async for message in stream:
+                    self._record(message, out, commands, note, replies, tool_reply)
+            if deadline.cancelled_caught:
+                out.stop_reason = "time_limit"
         except Exception as exc:  # the CLI died or the API failed: the session's error
-            if out.stop_reason != "max_ask_rounds":
+            if out.stop_reason not in ("max_ask_rounds", "step_limit"):
                 out.stop_reason, out.error = "error", f"{type(exc).__name__}: {exc}"[:2000]
+        finally:  # a loop left early doesn't close its stream: the CLI stopped and reaped now
+            with contextlib.suppress(Exception):  # its failure is the session's error, above
+                await stream.aclose()
+            if out.stop_reason == "time_limit":  # the SDK drops the cut pipes unclosed: closed
+                gc.collect()  # while the event loop still runs, not after it (a warning)
         out.events.append({"kind": "permission_prompts", "text": str(len(permission_prompts)),
                            "tools": permission_prompts})  # fmt: skip
-        session_id = next((e["text"] for e in out.events if e["kind"] == "session"), "")
-        # Claude Code's own transcripts (main session and subagents), before anything prunes them.
-        root = Path(config.name if config else Path.home() / ".claude") / "projects"
-        for file in sorted(root.rglob("*.jsonl")) if root.is_dir() else []:
-            text = file.read_text(errors="replace")
-            if config is not None or (session_id and session_id in text[:4000]):
-                out.files[f"{file.parent.name}--{file.name}"] = text
-        if config is not None:
-            config.cleanup()
+        self._read_transcripts(ws, out, tool_reply)
+        out.turns = out.turns or len(replies)
+        out.files["claude-stderr.log"] = "\n".join(stderr) + "\n"
         return out
 
-    def _record(self, message, out: SessionOutcome, commands: dict, note) -> None:
+    def _read_transcripts(
+        self, ws: Workspace, out: SessionOutcome, tool_reply: dict[str, int]
+    ) -> None:
+        """Claude Code's own transcripts (main session and subagents), kept; the main one's
+        replies are the turns, its request shapes the roster offered."""
+        session_id = next((e["text"] for e in out.events if e["kind"] == "session"), "")
+        root = ws.home / ".claude" / "projects"
+        for file in sorted(root.rglob("*.jsonl")) if root.is_dir() else []:
+            text = file.read_text(errors="replace")
+            out.files[f"{file.parent.name}--{file.name}"] = text
+            if session_id and file.stem == session_id:
+                transcript = read_transcript(text)
+                out.turns = len(transcript.replies)
+                if out.setup is not None:
+                    out.setup.tools_offered = transcript.tools_offered
+                tool_reply |= transcript.tool_reply
+        for ask in out.asks:
+            ask.turn = tool_reply.get(str(ask.detection.get("tool_use_id")), ask.turn)
+
+    def _record(self, message, out: SessionOutcome, commands: dict, note, replies: dict[str, int],
+                tool_reply: dict[str, int]) -> None:  # fmt: skip
         sdk = self.sdk
         if isinstance(message, sdk.SystemMessage) and message.subtype == "init":
-            out.tools = list(message.data.get("tools", []))
+            out.tools = list(message.data.get("tools", []))  # the whole roster, deferred included
             out.events.append({"kind": "session", "text": str(message.data.get("session_id", ""))})
         elif isinstance(message, sdk.AssistantMessage):
-            out.turns += 1
+            # One model reply arrives as one message per content block: one turn, by its id.
+            # A failed call (error set) is no reply; a subagent's replies aren't the session's.
+            if message.error is None and message.parent_tool_use_id is None:
+                key = message.message_id or f"unnamed-{len(replies)}"
+                replies.setdefault(key, len(replies) + 1)
             for block in message.content:
                 if isinstance(block, sdk.TextBlock):
                     note("model", block.text)
                 elif isinstance(block, sdk.ToolUseBlock):
                     commands[block.id] = (block.name, block.input)
+                    if message.message_id in replies:
+                        tool_reply[block.id] = replies[message.message_id]
         elif isinstance(message, sdk.UserMessage) and isinstance(message.content, list):
             for block in message.content:
                 if isinstance(block, sdk.ToolResultBlock):
@@ -143,5 +266,7 @@ class ClaudeRunner:
             usage = message.usage or {}
             out.input_tokens = int(usage.get("input_tokens", 0) or 0)
             out.output_tokens = int(usage.get("output_tokens", 0) or 0)
-            if message.is_error and out.stop_reason == "completed":
+            if message.subtype == "error_max_turns":  # the turn budget (Claude Code's --max-turns)
+                out.stop_reason = "step_limit"
+            elif message.is_error and out.stop_reason == "completed":
                 out.stop_reason, out.error = "error", str(message.result or message.subtype)[:2000]

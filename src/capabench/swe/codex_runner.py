@@ -1,7 +1,11 @@
-"""The GPT arm: the stock Codex CLI (`codex exec --json`), its most vanilla configuration.
-Its only ask channel is ending a turn with a question in the final message: each turn's
-final message goes through the ask classifier (zero-edit gate, then the regex layer); an ask
-is answered with the neutral reply through `codex exec resume`, up to the cap."""
+"""The GPT arm: the stock Codex CLI (`codex exec --json`), its most vanilla configuration,
+inside the sandbox (swe.sandbox) with a private CODEX_HOME. Its answerable ask channel is
+ending a turn with a question in the final message: each turn's final message goes through
+the ask classifier (v2 by default; an LLM judge beside it, or deciding, when configured); an
+ask is answered with the neutral reply through `codex exec resume`, up to the cap. Its ask tool, `request_user_input`,
+is refused by the CLI in exec mode: each call, read from the rollout, is an ask through a
+refused channel (asked, never answered). A turn is one model reply (the rollout's token-usage
+records); the session's budget stops the CLI before a reply beyond it, or at its deadline."""
 
 from __future__ import annotations
 
@@ -10,14 +14,44 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
+import sys
+import time
 from pathlib import Path
 
 from capabench.swe.ask_detection import classifier
-from capabench.swe.records import MAX_ASKS, NEUTRAL_REPLY, AgentTask, Ask, SessionOutcome
+from capabench.swe.codex_logs import (
+    ASK_TOOL,
+    LOG_FILTER,
+    ReplyCounter,
+    fallback_warning,
+    http_failure,
+    question_text,
+    read_request,
+    read_rollouts,
+)
+from capabench.swe.process import supervise
+from capabench.swe.records import (
+    CLI_TURNS,
+    MAX_ASKS,
+    NEUTRAL_REPLY,
+    AgentSetup,
+    AgentTask,
+    AgentWarning,
+    Ask,
+    Budget,
+    SessionOutcome,
+)
+from capabench.swe.sandbox import (
+    agent_env,
+    bwrap_argv,
+    install_root,
+    interpreter_roots,
+    require_bwrap,
+)
 from capabench.swe.workspace import Workspace
 
 MIN_VERSION = (0, 146, 0)  # older CLIs are rejected server-side for gpt-5.6 models
+REFUSED_CHANNEL = f"{ASK_TOOL} (refused)"
 
 
 def codex_binary() -> str:
@@ -47,7 +81,7 @@ def codex_version(binary: str) -> tuple[int, ...]:
 
 class CodexRunner:
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 binary: str | None = None, turn_timeout_s: float = 3600.0) -> None:  # fmt: skip
+                 binary: str | None = None, budget: Budget | None = None, sandbox: bool = True) -> None:  # fmt: skip
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
@@ -56,10 +90,16 @@ class CodexRunner:
         if self.version < MIN_VERSION:
             raise ValueError(f"codex-cli {'.'.join(map(str, self.version))} is older than "
                              f"{'.'.join(map(str, MIN_VERSION))}: npm install -g @openai/codex@latest")  # fmt: skip
-        self.turn_timeout_s = turn_timeout_s
+        self.budget = budget or Budget(turns=CLI_TURNS)
+        self.ask_judge = None  # an ask_judge.AskJudge: its verdict recorded beside the classifier's
+        self.judge_decides = False  # ... or deciding whether the agent asked
+        self.sandbox = sandbox
+        if sandbox:
+            require_bwrap()
 
     def _common(self) -> list[str]:
-        # No user config or rules; full access for parity with the Claude arm's approving callback.
+        # No user config or rules; full access inside our sandbox, for parity with the Claude
+        # arm's approving callback (Codex's own sandbox would stand in for ours, not add to it).
         args = ["--json", "--ignore-user-config", "--ignore-rules", "--skip-git-repo-check",
                 "--dangerously-bypass-approvals-and-sandbox", "-m", self.model]  # fmt: skip
         if self.base_url:
@@ -73,47 +113,102 @@ class CodexRunner:
             ]
         return args
 
+    def _env(self, ws: Workspace) -> tuple[dict[str, str], list[Path]]:
+        """The CLI's whole environment (a private CODEX_HOME, its key, nothing of the host's)
+        and the PATH it gets."""
+        codex_home = ws.home / ".codex"
+        codex_home.mkdir(exist_ok=True)
+        extra = {"CODEX_HOME": str(codex_home), "RUST_LOG": LOG_FILTER}
+        if self.base_url:
+            extra["CAPABENCH_CODEX_KEY"] = self.api_key or "not-needed"
+        elif key := (
+            self.api_key or os.environ.get("CODEX_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        ):
+            extra |= {"CODEX_API_KEY": key, "OPENAI_API_KEY": key}
+        else:  # a ChatGPT login: its credentials file, and nothing else of the operator's state
+            host = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "auth.json"
+            if host.is_file():
+                shutil.copy(host, codex_home / "auth.json")
+        node = shutil.which("node")
+        path = [
+            Path(self.binary).parent,
+            *([Path(node).parent] if node else []),
+            Path(sys.executable).parent,
+        ]
+        return agent_env(home=ws.home, tmp=ws.scratch, path=path, extra=extra), path
+
+    def _contain(self, argv: list[str], ws: Workspace, path: list[Path]) -> list[str]:
+        if not self.sandbox:
+            return argv
+        node = shutil.which("node")
+        expose = {install_root(self.binary), *path, *interpreter_roots()}
+        if node:
+            expose.add(Path(node).resolve().parent.parent)
+        return bwrap_argv(
+            argv, writable=[ws.path, ws.home, ws.scratch], chdir=ws.path, expose=expose
+        )
+
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
         version = ".".join(map(str, self.version))
-        out = SessionOutcome(stop_reason="completed", tools=["codex exec (stock tools)"],
+        setup = AgentSetup(containment="bwrap" if self.sandbox else "none",
+                           system_prompt="codex default", budget=self.budget)  # fmt: skip
+        out = SessionOutcome(stop_reason="completed", tools=["codex exec (stock tools)"], setup=setup,
                              runner_version=f"codex-cli {version}; classifier {classifier().version}")  # fmt: skip
-        env = dict(os.environ)
-        home = None
-        if self.base_url:  # a private home: nothing of the operator's Codex state leaks in
-            home = tempfile.TemporaryDirectory(prefix="capabench-codex-home-")
-            env["CODEX_HOME"] = home.name
-            env["CAPABENCH_CODEX_KEY"] = self.api_key or "not-needed"
+        env, path = self._env(ws)
+        deadline = time.monotonic() + self.budget.wall_s
+        stderr: list[str] = []
+        replies = ReplyCounter(ws.home / ".codex" / "sessions")
         try:
             thread, start, reply = None, ws.fingerprint(), None
             while True:
                 before = ws.fingerprint()
                 argv = [self.binary, "exec", *self._common(), task.prompt] if thread is None else \
                     [self.binary, "exec", "resume", *self._common(), thread, reply]  # fmt: skip
-                try:
-                    proc = subprocess.run(argv, cwd=ws.path, env=env, capture_output=True, text=True,
-                                          stdin=subprocess.DEVNULL, timeout=self.turn_timeout_s)  # fmt: skip
-                except subprocess.TimeoutExpired:
-                    out.stop_reason, out.error = (
-                        "error",
-                        f"a turn ran past {self.turn_timeout_s:.0f} s",
-                    )
-                    return out
-                out.turns += 1
-                started, final, edited, failed = self._read_turn(proc.stdout, out)
+                stderr.append(f"=== {'exec' if thread is None else 'exec resume'}")
+
+                def on_stderr(line: str) -> bool:
+                    request = read_request(line)
+                    if request is None:
+                        stderr.append(line)
+                        if warning := fallback_warning(line):
+                            self._warn(out, warning)
+                        return False
+                    stderr.append(request[0])
+                    offered = setup.tools_offered
+                    offered += [t for t in request[1] if t not in offered]
+                    return replies() >= self.budget.turns  # this request's reply is over budget
+
+                done = supervise(self._contain(argv, ws, path), cwd=ws.path, env=env,
+                                 deadline=deadline, on_stderr=on_stderr)  # fmt: skip
+                started, final, edited, failed = self._read_turn(done.stdout, out)
                 thread = thread or started
-                if proc.returncode != 0 or failed or not thread:
+                self._read_rollouts(ws, out, edited_before=before != start)
+                if done.stopped:
+                    out.stop_reason = done.stopped  # type: ignore[assignment]
+                    return out
+                if done.returncode != 0 or failed or not thread:
                     out.stop_reason = "error"
-                    out.error = (
-                        failed or proc.stderr.strip()[-500:] or f"codex exited {proc.returncode}"
-                    )
+                    tail = "\n".join(stderr[-20:]).strip()[-500:]
+                    out.error = failed or tail or f"codex exited {done.returncode}"
+                    if http := http_failure(stderr):  # the cause Codex's message leaves out
+                        out.error += f" ({http}; the CLI's stderr is kept beside the run)"
                     return out
                 edited = edited or ws.fingerprint() != before
                 detection = classifier().classify(final, edited=edited)
-                out.events.append({"kind": "final", "text": final, "edited": edited,
-                                   "detection": detection.model_dump()})  # fmt: skip
+                event = {
+                    "kind": "final",
+                    "text": final,
+                    "edited": edited,
+                    "detection": detection.model_dump(),
+                }
+                if self.ask_judge is not None:
+                    judged = self.ask_judge.classify(final, edited=edited)
+                    event["judge"] = judged.model_dump()
+                    detection = judged if self.judge_decides else detection
+                out.events.append(event)
                 if not detection.asked:
                     return out
-                answered = len(out.asks) < MAX_ASKS
+                answered = sum(not a.refused for a in out.asks) < MAX_ASKS
                 out.asks.append(Ask(turn=out.turns, question=final, answer=NEUTRAL_REPLY if answered else None,
                                     edited_before=ws.fingerprint() != start, channel="final message",
                                     detection=detection.model_dump()))  # fmt: skip
@@ -123,11 +218,39 @@ class CodexRunner:
                 reply = NEUTRAL_REPLY
                 out.events.append({"kind": "answer", "text": reply})
         finally:
-            if home is not None:  # its rollout files are the session's own record: keep them
-                sessions = Path(home.name) / "sessions"
-                for file in sorted(sessions.rglob("*.jsonl")) if sessions.is_dir() else []:
-                    out.files[file.name] = file.read_text(errors="replace")
-                home.cleanup()
+            out.asks.sort(key=lambda a: a.turn)  # refused asks are read after their invocation
+            out.tools = setup.tools_offered or out.tools
+            out.files["codex-stderr.log"] = "\n".join(stderr) + "\n"
+            # The rollout files are the session's own record: kept.
+            for file in self._rollout_files(ws):
+                out.files[file.name] = file.read_text(errors="replace")
+
+    @staticmethod
+    def _warn(out: SessionOutcome, warning: AgentWarning) -> None:
+        """Once per kind: every resumed invocation says it again."""
+        if all(w.kind != warning.kind for w in out.warnings):
+            out.warnings.append(warning)
+
+    @staticmethod
+    def _rollout_files(ws: Workspace) -> list[Path]:
+        sessions = ws.home / ".codex" / "sessions"
+        return sorted(sessions.rglob("*.jsonl")) if sessions.is_dir() else []
+
+    def _read_rollouts(self, ws: Workspace, out: SessionOutcome, *, edited_before: bool) -> None:
+        """The replies so far (the turn count), and the invocation's refused ask-tool calls."""
+        rollout = read_rollouts([f.read_text(errors="replace") for f in self._rollout_files(ws)])
+        seen = out.turns
+        out.turns = rollout.replies
+        for call in rollout.asks:
+            if call.reply <= seen:
+                continue  # an earlier invocation's
+            question = question_text(call.arguments)
+            # Edited before: as far as known (the workspace at the invocation's start).
+            out.asks.append(Ask(turn=call.reply, question=question, answer=None, edited_before=edited_before,
+                                channel=REFUSED_CHANNEL, refused=True,
+                                detection={"arguments": call.arguments, "refusal": call.output}))  # fmt: skip
+            out.events.append({"kind": "refused_ask", "text": question, "output": call.output,
+                               "channel": REFUSED_CHANNEL})  # fmt: skip
 
     def _read_turn(self, stdout: str, out: SessionOutcome) -> tuple[str | None, str, bool, str]:
         """(the thread id, the turn's final message, whether it changed files, why it failed
@@ -157,6 +280,9 @@ class CodexRunner:
                 usage = event.get("usage") or {}
                 out.input_tokens += usage.get("input_tokens", 0)
                 out.output_tokens += usage.get("output_tokens", 0)
+            elif kind == "item.completed" and item.get("type") == "error":
+                if warning := fallback_warning(str(item.get("message", ""))):
+                    self._warn(out, warning)
             elif kind == "turn.failed":
                 failed = (event.get("error") or {}).get("message", "turn failed")
         return thread, final, edited, failed

@@ -56,6 +56,11 @@ def _arms(summaries: list[RunSummary], grades: dict) -> list[dict]:
             cells[condition] = {
                 "runs": len(runs),
                 "ask": rate(sum(s.asked for s in observable), len(observable)),
+                # Asks the harness refused (Codex's request_user_input): in "asked", shown apart.
+                "refused": rate(
+                    sum(any(a.refused for a in s.asks) for s in observable), len(observable)
+                ),
+                "degraded": rate(sum(bool(s.warnings) for s in runs), len(runs)),
                 "resolved": rate(sum(bool(grades[s.run_id].resolved) for s in scored), len(scored)),
             }
         channel = sorted({a.channel for s in mine for a in s.asks}) or ["(no asks yet)"]
@@ -92,6 +97,8 @@ def build(
             "grade": grade.model_dump() if grade else {"status": "not_evaluated"},
             "prompt": prompt, "verified": verified, "patch": _clip(store.patch(s.run_id)), "events": events,
             "difficulty": instance.difficulty if instance else "",
+            "refused": sum(a.refused for a in s.asks), "setup": s.setup.model_dump() if s.setup else None,
+            "warnings": [w.model_dump() for w in s.warnings],
         })  # fmt: skip
     # The issue in both forms (and a workbook's withheld categories), once per instance and
     # never inside a run record: an agent's question is judged next to what was left out.
@@ -150,7 +157,7 @@ function preflights(){
 }
 function arms(){
   let h = "<table><tr><th></th>" + DATA.arms.map(a => `<th>${esc(a.model)}<br><small>${esc(a.runner)}: ${esc(a.channel)}</small></th>`).join("") + "</tr>";
-  for (const c of ["ambiguous","full"]) for (const [k,label] of [["runs","runs"],["ask","asked"],["resolved","resolved"]])
+  for (const c of ["ambiguous","full"]) for (const [k,label] of [["runs","runs"],["ask","asked"],["refused","asked through a refused channel"],["degraded","ran degraded (see sanity)"],["resolved","resolved"]])
     h += `<tr><th>${c}: ${label}</th>` + DATA.arms.map(a => `<td>${esc(a.cells[c][k])}</td>`).join("") + "</tr>";
   document.getElementById("arms").innerHTML = h + "</table>";
   const sel = document.getElementById("f-model");
@@ -169,7 +176,7 @@ function rows(){
     if (f("f-resolved") && String(r.resolved) !== f("f-resolved")) return;
     if (f("f-repo") && r.repo !== f("f-repo")) return;
     if (f("f-difficulty") && r.difficulty !== f("f-difficulty")) return;
-    body.insertAdjacentHTML("beforeend", `<tr class="run" data-i="${i}"><td>${esc(r.instance)}</td><td>${esc(r.condition)}</td><td>${esc(r.model)}</td><td>${esc(r.stop)}</td><td>${r.asked ? "yes (" + r.asks.length + ")" : "no"}</td><td>${r.turns}</td><td>${grade(r)}</td></tr>`);
+    body.insertAdjacentHTML("beforeend", `<tr class="run" data-i="${i}"><td>${esc(r.instance)}</td><td>${esc(r.condition)}</td><td>${esc(r.model)}</td><td>${esc(r.stop)}</td><td>${r.asked ? "yes (" + r.asks.length + (r.refused ? ", " + r.refused + " refused" : "") + ")" : "no"}</td><td>${r.turns}</td><td>${grade(r)}</td></tr>`);
   });
 }
 function forms(r){
@@ -186,15 +193,19 @@ function detail(i){
   for (const e of r.events){
     if (e.kind === "codex") continue;  // the raw stream; its trace is normalized beside it
     if (e.kind === "ask") trace += `<div class="ask"><b>agent asks:</b> ${esc(e.text)}</div>`;
+    else if (e.kind === "refused_ask") trace += `<div class="ask"><b>agent asks (${esc(e.channel)}; counted as asked):</b> ${esc(e.text)}<br><small>the CLI answered the model: ${esc(e.output)}</small></div>`;
     else if (e.kind === "answer") trace += `<div class="reply"><b>reply:</b> ${esc(e.text)}</div>`;
     else if (e.kind === "command") trace += `<div><b>$ ${esc(e.text)}</b> <small>(exit ${esc(e.exit)})</small><pre>${esc(e.output)}</pre></div>`;
     else if (e.kind === "final" && e.detection && e.detection.asked) trace += `<div class="ask"><b>agent asks (final message, ${esc(e.detection.version)}):</b> ${esc(e.text)}</div>`;
     else if (e.kind === "model" || e.kind === "final") trace += `<div><b>agent:</b><pre>${esc(e.text)}</pre></div>`;
     else trace += `<div><b>${esc(e.kind)}:</b> ${esc(e.text)}</div>`;
   }
+  const s = r.setup;
+  const setup = s ? `<p>contained: ${esc(s.containment)} &middot; system prompt: ${esc(s.system_prompt)} &middot; budget: ${s.budget ? esc(s.budget.turns) + " turns, " + esc(s.budget.wall_s) + " s" : "n/a"}<br>tools offered: ${esc((s.tools_offered || []).join(", ")) || "(not recorded)"}</p>` : "";
+  const warnings = (r.warnings || []).map(w => `<p class="bad">degraded (${esc(w.kind)}): ${esc(w.text)}</p>`).join("");
   const badge = r.verified ? '<span class="ok">&#10003; VERIFIED</span>' : '<span class="bad">prompt not verified</span>';
   document.getElementById("detail").innerHTML = `<h2>${esc(r.run_id)}</h2>
-    <p>${esc(r.repo)} &middot; ${esc(r.condition)} &middot; ${esc(r.model)} &middot; stop: ${esc(r.stop)}</p>
+    <p>${esc(r.repo)} &middot; ${esc(r.condition)} &middot; ${esc(r.model)} &middot; stop: ${esc(r.stop)}</p>${setup}${warnings}
     <h3>Prompt ${badge}</h3><pre>${esc(r.prompt)}</pre>${forms(r)}
     <h3>Session</h3>${trace || "<p>(no events)</p>"}
     <div class="side"><div><h3>Patch</h3><pre>${esc(r.patch) || "(empty)"}</pre></div>

@@ -18,7 +18,14 @@ from capabench.models import ModelOptions, make_model
 from capabench.swe.bundled import repo_dir
 from capabench.swe.grade import Grade, grade_locally
 from capabench.swe.harness_images import prepare
-from capabench.swe.records import NEUTRAL_REPLY, AgentTask, Condition, Instance, SessionOutcome
+from capabench.swe.records import (
+    NEUTRAL_REPLY,
+    AgentTask,
+    Budget,
+    Condition,
+    Instance,
+    SessionOutcome,
+)
 from capabench.swe.store import RunSummary, SweStore
 from capabench.swe.swebench_grader import (
     DEFAULT_DATASET,
@@ -45,18 +52,23 @@ def runner_name(model: str) -> str:
     return "builtin"
 
 
-def make_runner(model: str, options: ModelOptions) -> AgentRunner:
+def make_runner(model: str, options: ModelOptions, *, budget: Budget | None = None, sandbox: bool = True,
+                system_prompt: str = "preset") -> AgentRunner:  # fmt: skip
     """The arm a model slug selects: claude-* (Claude Agent SDK), gpt-*/codex-* (Codex CLI),
-    anything capabench's model layer knows (openai/<m>, local, ...) with the built-in agent."""
+    anything capabench's model layer knows (openai/<m>, local, ...) with the built-in agent.
+    `budget`: turns and wall time (default: the arm's own); `sandbox`: contain the agent
+    (bubblewrap must work); `system_prompt`: the Claude arm's, preset or bare."""
     kind = runner_name(model)
     if kind == "codex-cli":
         from capabench.swe.codex_runner import CodexRunner
 
-        return CodexRunner(model, base_url=options.base_url, api_key=options.api_key)
+        return CodexRunner(model, base_url=options.base_url, api_key=options.api_key, budget=budget,
+                           sandbox=sandbox)  # fmt: skip
     if kind == "claude-agent-sdk":
         from capabench.swe.claude_runner import ClaudeRunner
 
-        return ClaudeRunner(model, base_url=options.base_url, api_key=options.api_key)
+        return ClaudeRunner(model, base_url=options.base_url, api_key=options.api_key, budget=budget,
+                            sandbox=sandbox, system_prompt=system_prompt)  # type: ignore[arg-type]  # fmt: skip
     from capabench.swe.builtin_agent import BuiltinAgent
 
     if model.startswith("baseline"):
@@ -64,7 +76,7 @@ def make_runner(model: str, options: ModelOptions) -> AgentRunner:
             f"{model!r}: the reference policies play CAPA sessions, not repository issues"
         )
     try:
-        return BuiltinAgent(make_model(model, options))
+        chat = make_model(model, options)
     except ValueError as exc:
         if "unknown model" not in str(exc):
             raise
@@ -72,6 +84,8 @@ def make_runner(model: str, options: ModelOptions) -> AgentRunner:
             f"unknown model {model!r} for the ask-or-guess arm: claude-<m> (Claude Agent SDK), gpt-<m> or "
             "codex-<m> (Codex CLI), or the built-in agent on openai/<m> (with --base-url) or local"
         ) from None
+    budget = budget or Budget()
+    return BuiltinAgent(chat, steps=budget.turns, time_limit_s=budget.wall_s, sandbox=sandbox)
 
 
 def _slug(text: str) -> str:
@@ -113,6 +127,7 @@ def run_one(instance: Instance, condition: Condition, model: str, runner: AgentR
         duration_s=round(time.monotonic() - start, 3), stop_reason=outcome.stop_reason,
         asked=outcome.asked, asks=outcome.asks, turns=outcome.turns, input_tokens=outcome.input_tokens,
         output_tokens=outcome.output_tokens, tools=outcome.tools, error=outcome.error,
+        setup=outcome.setup, warnings=outcome.warnings,
         patch_bytes=len(patch.encode()), reply=NEUTRAL_REPLY, capabench_version=capabench.__version__,
     )  # fmt: skip
     store.write_once(store.path("runs", run_id), summary.model_dump_json(indent=1))
@@ -238,14 +253,16 @@ def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
                          condition="full", prompt=prompt, prompt_sha256="")  # fmt: skip
         with Workspace(repo, commit) as ws:
             outcome = runner.run(task, ws)
-    answered = [a for a in outcome.asks if a.answer is not None]
+    answered = [a for a in outcome.asks if a.answer is not None]  # a refused ask certifies nothing
     if not answered:
         raise PreflightFailed(f"{model}: no ask was observed and answered ({outcome.stop_reason}"
                               f"{': ' + outcome.error if outcome.error else ''})")  # fmt: skip
     # Going on may be asking again until the cap: each answer was delivered and acted on.
+    # Turns are model replies in every arm, so a reply after the ask's is going on.
     if outcome.turns <= answered[0].turn or outcome.stop_reason not in (
         "completed",
         "step_limit",
+        "time_limit",
         "max_ask_rounds",
     ):
         raise PreflightFailed(f"{model}: the session did not continue after the answered ask "

@@ -82,15 +82,54 @@ MAX_ASKS = 3  # asks answered per session; one more ends it (max_ask_rounds)
 class Ask(BaseModel):
     """One question the agent put to the user, and what it was told."""
 
-    turn: int
+    turn: int  # the model reply (1-based) that asked
     question: str
-    answer: str | None  # None: over the cap, the session ended instead
+    answer: str | None  # None: over the cap (the session ended instead), or refused
     edited_before: bool  # the workspace had changed when it asked
     channel: str  # e.g. "ask_user action", "AskUserQuestion", "final message"
     detection: dict = Field(default_factory=dict)  # classifier version and evidence, if any
+    # The harness refused the ask tool (Codex's request_user_input in exec mode): the agent
+    # asked, nobody could answer. Counted as asked; never certifies a channel.
+    refused: bool = False
 
 
-StopReason = Literal["completed", "step_limit", "max_ask_rounds", "no_action", "error"]
+# A turn is one model reply, in every arm; `step_limit` is the turn budget, `time_limit`
+# the wall-time budget.
+StopReason = Literal[
+    "completed", "step_limit", "time_limit", "max_ask_rounds", "no_action", "error"
+]
+
+
+class Budget(BaseModel):
+    """One session's limits, the same for every arm: model replies and wall time."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: int = Field(30, ge=1)
+    wall_s: float = Field(3600.0, gt=0)
+
+
+# The CLI arms' default turn budget: frontier agents take many replies on a real issue; the
+# built-in agent's default (Budget().turns) suits the small models it runs.
+CLI_TURNS = 150
+
+Containment = Literal["bwrap", "none"]
+
+
+class AgentSetup(BaseModel):
+    """How the agent was run: what it could reach, what it was told, what it was offered."""
+
+    containment: Containment = "none"
+    system_prompt: str = ""  # which one: "claude_code preset", "bare", "codex default", ...
+    tools_offered: list[str] = []  # the tool names in the model's request, as sent
+    budget: Budget | None = None
+
+
+class AgentWarning(BaseModel):
+    """Something the harness said about its own setup that degrades the run."""
+
+    kind: str  # e.g. "fallback_model_metadata", "unrecognized_model"
+    text: str
 
 
 class SessionOutcome(BaseModel):
@@ -98,11 +137,13 @@ class SessionOutcome(BaseModel):
 
     stop_reason: StopReason
     asks: list[Ask] = []
-    turns: int = 0
+    turns: int = 0  # model replies
     input_tokens: int = 0
     output_tokens: int = 0
     error: str = ""
     tools: list[str] = []  # the roster the agent had
+    setup: AgentSetup | None = None  # None: the runner broke before it said
+    warnings: list[AgentWarning] = []
     events: list[dict] = []  # the raw stream: every model message, command, ask and reply
     files: dict[
         str, str

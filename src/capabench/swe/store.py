@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from capabench.swe.grade import Grade
-from capabench.swe.records import Ask, Condition, StopReason
+from capabench.swe.records import AgentSetup, AgentWarning, Ask, Condition, StopReason
 
 
 class RunSummary(BaseModel):
@@ -47,6 +47,8 @@ class RunSummary(BaseModel):
     patch_bytes: int = 0
     reply: str = ""  # the synthetic answer given to asks, verbatim
     capabench_version: str = ""
+    setup: AgentSetup | None = None  # containment, system prompt, tools offered, budget
+    warnings: list[AgentWarning] = []  # the harness's own: e.g. a model on fallback metadata
 
     @property
     def retryable(self) -> bool:

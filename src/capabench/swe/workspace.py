@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from capabench.judge.sandbox import bwrap_available
+from capabench.swe.sandbox import bwrap_argv, interpreter_roots
 
 MAX_OUTPUT = 10_000  # characters of a command's output shown to the agent
 
@@ -51,19 +52,15 @@ def limits() -> None:
 
 
 def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
-    """`argv` inside bubblewrap (read-only system, private /tmp, `work` and `tmp` writable,
-    no network), or as it is where bubblewrap doesn't work; and which it was."""
+    """`argv` inside bubblewrap (see swe.sandbox: `work` and `tmp` writable, no network), or
+    as it is where bubblewrap doesn't work; and which it was."""
     if not bwrap_available()[0]:
         return argv, "process"
-    wrap = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    # The private /tmp hides whatever lived there: an interpreter or a virtual environment
-    # under /tmp (a fresh clone often is) comes back, read-only.
-    for prefix in {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)}:
-        if prefix.startswith("/tmp/"):
-            wrap += ["--ro-bind", prefix, prefix]
-    wrap += ["--bind", tmp, tmp, "--bind", str(work), str(work), "--unshare-net", "--unshare-pid",
-             "--die-with-parent", "--chdir", str(work), "--"]  # fmt: skip
-    return [*wrap, *argv], "bwrap"
+    # Hidden directories (/tmp, homes) hide whatever lived there: an interpreter or a virtual
+    # environment under them (a fresh clone often is) comes back, read-only.
+    wrapped = bwrap_argv(argv, writable=[Path(tmp), work], chdir=work,
+                         expose=interpreter_roots(), network=False)  # fmt: skip
+    return wrapped, "bwrap"
 
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
@@ -79,12 +76,20 @@ class Workspace:
         self.path = self.root / "repo"
         self.scratch = self.root / "tmp"
         self.scratch.mkdir()
+        self.home = self.root / "home"  # the agent's private home (its config dir inside)
+        self.home.mkdir()
         self.base = commit
         checkout(repo, commit, self.path)
 
-    def run(self, command: str, timeout_s: float = 60.0) -> tuple[int | None, str]:
-        """(exit code or None on a timeout, combined output, truncated head and tail)."""
-        argv, _ = sandboxed(["bash", "-lc", command], self.path, str(self.scratch))
+    def run(
+        self, command: str, timeout_s: float = 60.0, *, contained: bool = True
+    ) -> tuple[int | None, str]:
+        """(exit code or None on a timeout, combined output, truncated head and tail).
+        Contained: inside bubblewrap, which must work (the caller checked)."""
+        argv = ["bash", "-lc", command]
+        if contained:
+            argv = bwrap_argv(argv, writable=[self.scratch, self.path], chdir=self.path,
+                              expose=interpreter_roots(), network=False)  # fmt: skip
         env = {**ENV, "PATH": f"{Path(sys.executable).parent}:{ENV['PATH']}"}
         proc = subprocess.Popen(argv, cwd=self.path, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

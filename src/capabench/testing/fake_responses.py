@@ -8,7 +8,7 @@ import json
 
 from capabench.testing.scripted_stream import Reply, Script, ScriptedStreamServer
 
-__all__ = ["FakeResponses", "Script", "message", "shell", "tool_outputs", "user_texts"]
+__all__ = ["FakeResponses", "Script", "call", "message", "shell", "tool_outputs", "user_texts"]
 
 
 def message(text: str) -> dict:
@@ -19,12 +19,13 @@ def message(text: str) -> dict:
     }
 
 
+def call(name: str, **arguments) -> dict:
+    """A function call to any tool the CLI offers (e.g. `request_user_input`)."""
+    return {"type": "function_call", "name": name, "arguments": json.dumps(arguments)}
+
+
 def shell(command: str) -> dict:
-    return {
-        "type": "function_call",
-        "name": "exec_command",
-        "arguments": json.dumps({"cmd": command}),
-    }
+    return call("exec_command", cmd=command)
 
 
 def tool_outputs(body: dict) -> list[str]:
