@@ -90,7 +90,9 @@ def test_an_ask_judge_is_recorded_beside_the_classifier_or_decides(swe_bundled, 
     store = SweStore(tmp_path / "swe")
     with FakeResponses(_script) as server:
         runner = CodexRunner("gpt-fake", base_url=server.base_url)
-        runner.ask_judge = AskJudge(ScriptedModel(lambda m: '{"ask": false, "reason": "no"}'), "fake")
+        runner.ask_judge = AskJudge(
+            ScriptedModel(lambda m: '{"ask": false, "reason": "no"}'), "fake"
+        )
         runner.judge_decides = decides
         (run,) = batch(instances[:1], ["ambiguous"], "gpt-fake", runner, store)
     first = next(e for e in store.events(run.run_id) if e["kind"] == "final")
