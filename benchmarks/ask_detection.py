@@ -16,7 +16,7 @@ import json
 import time
 from pathlib import Path
 
-from capabench.swe.ask_detection import load
+from capabench.swe.asks.detection import load
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "ask_messages"
 
@@ -67,7 +67,7 @@ def main() -> None:
     if args.ask_judge_model:
         from capabench.models import ModelOptions, make_model
         from capabench.paths import cache_dir
-        from capabench.swe.ask_judge import AskJudge
+        from capabench.swe.asks.judge import AskJudge
 
         options = ModelOptions(
             max_tokens=160, context=4096, cache=str(cache_dir() / "responses.sqlite")

@@ -10,8 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from capabench.benchmark import load_benchmark, write_benchmark
 from capabench.build.builder import build
-from capabench.build.export import load_benchmark, write_benchmark
 from capabench.build.validate import validate
 from capabench.judge import SandboxPool
 

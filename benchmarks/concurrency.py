@@ -22,7 +22,8 @@ import sys
 import tempfile
 import time
 
-from capabench.build.export import default_benchmark, default_benchmark_path
+from capabench.benchmark import default_benchmark_path
+from capabench.build.default import default_benchmark
 from capabench.judge import SandboxPool
 from capabench.models import ModelOptions
 from capabench.runner import RunConfig, Runner

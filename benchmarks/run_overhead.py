@@ -9,7 +9,7 @@ from __future__ import annotations
 import tempfile
 import time
 
-from capabench.build.export import default_benchmark
+from capabench.build.default import default_benchmark
 from capabench.judge import SandboxPool
 from capabench.runner import RunConfig, Runner
 

@@ -20,9 +20,11 @@ if [[ " $* " == *" test "* ]] && ! command -v chromium >/dev/null 2>&1 && [ "$(i
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || echo "warning: chromium not installed; the HTML check will be skipped" >&2
 fi
 
-# The Codex CLI arm's end-to-end test drives the real CLI (npm), pinned, inside the checkout.
-if [[ " $* " == *" test "* ]] && command -v npm >/dev/null 2>&1 && [ ! -x .tools/codex/node_modules/.bin/codex ]; then
-  npm install --silent --no-audit --no-fund --prefix .tools/codex @openai/codex@0.171.0 >/dev/null \
+# The Codex CLI arm's end-to-end test drives the real CLI (npm), pinned, in capabench's tools
+# folder, where the arm looks for it after $CAPABENCH_CODEX and PATH (swe/agents/codex_cli.py).
+tools="${CAPABENCH_TOOLS:-$HOME/.cache/capabench/tools}"
+if [[ " $* " == *" test "* ]] && command -v npm >/dev/null 2>&1 && [ ! -x "$tools/codex/node_modules/.bin/codex" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$tools/codex" @openai/codex@0.171.0 >/dev/null \
     || echo "warning: the Codex CLI could not be installed; its end-to-end test will be skipped" >&2
 fi
 

@@ -59,8 +59,8 @@ def _descends_from_us(pid: int) -> bool:
 @pytest.fixture(scope="session")
 def built(pool, tmp_path_factory):
     """The full seed-0 benchmark, built once for the session (about a minute), and its directory."""
+    from capabench.benchmark import write_benchmark
     from capabench.build.builder import build
-    from capabench.build.export import write_benchmark
 
     bench = build(0, pool=pool)
     out = tmp_path_factory.mktemp("bench") / "capa-seed0"
@@ -73,8 +73,8 @@ def swe_bundled(tmp_path_factory):
     """The bundled ask-or-guess dataset in a private cache, for one test module (its
     repositories are found through the cache, so the module runs with it set):
     (jsonl, instances)."""
-    from capabench.swe.bundled import bundled_dataset
-    from capabench.swe.datasets import load_instances
+    from capabench.swe.data.bundled import bundled_dataset
+    from capabench.swe.data.datasets import load_instances
 
     mp = pytest.MonkeyPatch()
     mp.setenv("CAPABENCH_CACHE", str(tmp_path_factory.mktemp("swe-cache")))

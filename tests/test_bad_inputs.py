@@ -16,7 +16,7 @@ from capabench.cli import app
 def world(built, tmp_path_factory):
     """Files and directories the cases point at: a note in a directory of the user's, a
     finished run, a damaged run, the benchmark."""
-    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.benchmark import default_benchmark_path, write_benchmark
 
     bench, bench_dir = built
     if not default_benchmark_path(0).exists():  # the commands use the cached default benchmark

@@ -2,14 +2,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from capabench.build.builder import Benchmark, build
+from capabench.benchmark import Benchmark, BenchmarkDirError, load_benchmark, write_benchmark
+from capabench.build.builder import build
 from capabench.build.consistency import inconsistencies
 from capabench.build.design import design, mechanism_pairs
-from capabench.build.export import BenchmarkDirError, load_benchmark, write_benchmark
 from capabench.build.request import leaks
 from capabench.build.session import violations
 from capabench.build.validate import balance_problems, user_problems, validate
@@ -67,7 +68,8 @@ def test_same_seed_is_byte_identical_and_another_seed_differs(built, pool, tmp_p
         "sessions-heldout.jsonl",
     ):
         assert (first / name).read_bytes() == (again / name).read_bytes(), name
-    from capabench.build.builder import build_cell, spy_tasks
+    from capabench.build.builder import build_cell
+    from capabench.judge.spy import spy_tasks
     from capabench.tasks import load_humaneval
 
     shapes, _ = spy_tasks(load_humaneval(), pool)
@@ -82,7 +84,7 @@ def test_same_seed_is_byte_identical_and_another_seed_differs(built, pool, tmp_p
 
 
 def test_validators_catch_broken_sessions(built, pool):
-    from capabench.build.builder import spy_tasks
+    from capabench.judge.spy import spy_tasks
     from capabench.tasks import load_humaneval
 
     bench, _ = built
@@ -162,7 +164,7 @@ def test_inconsistent_trace_is_regenerated(built, pool, monkeypatch):
         return real(s, strategy, p, **kw)
 
     monkeypatch.setattr(builder, "resolve", flaky)
-    traced = builder._resolved(session, None, pool)
+    traced = builder._with_consistent_trace(session, None, pool)
     assert len(calls) == 2 and calls[0] != calls[1]
     assert traced.trace and inconsistencies(traced, None) == []
 
@@ -196,16 +198,51 @@ def test_export_round_trip_and_tamper_detection(built, tmp_path):
 
 
 def test_default_benchmark_is_built_once_and_cached(built, monkeypatch, tmp_path):
-    from capabench.build import export
+    from capabench.benchmark import cached_default
+    from capabench.build import default
 
     bench, _ = built
     monkeypatch.setenv("CAPABENCH_CACHE", str(tmp_path))
+    with pytest.raises(BenchmarkDirError, match="not built yet"):
+        cached_default(0)
     builds = []
-    monkeypatch.setattr(export, "build", lambda seed, **kw: builds.append(seed) or bench)
-    first = export.default_benchmark(0)
-    second = export.default_benchmark(0)
-    assert builds == [0] and first.sessions == second.sessions == bench.sessions
+    monkeypatch.setattr(default, "build", lambda seed, **kw: builds.append(seed) or bench)
+    first = default.default_benchmark(0)
+    second = default.default_benchmark(0)
+    assert (
+        builds == [0]
+        and first.sessions == second.sessions == bench.sessions == cached_default(0).sessions
+    )
     assert [p.name[:11] for p in (tmp_path / "benchmarks").iterdir()] == ["capa-seed0-"]
+
+
+def test_the_cache_key_follows_every_module_the_build_depends_on(tmp_path):
+    """A change to code that shapes the history traces (code extraction, task loading, the
+    judge's inside) invalidates the default benchmark; a change elsewhere doesn't."""
+    import shutil
+
+    from capabench.benchmark import build_sources, source_fingerprint
+
+    src = Path(__file__).resolve().parents[1] / "src"
+    copy = tmp_path / "src"
+    shutil.copytree(
+        src / "capabench", copy / "capabench", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    sources = {p.relative_to(copy).as_posix() for p in build_sources(copy)}
+    for needed in ("capabench/judge/extract.py", "capabench/tasks/humaneval.py", "capabench/build/dialogue.py",
+                   "capabench/judge/capa_inside/checker.py", "capabench/conventions/families/naming.py"):  # fmt: skip
+        assert needed in sources
+    assert not {"capabench/report/render.py", "capabench/cli.py", "capabench/runner.py"} & sources
+    before = source_fingerprint(copy)
+    assert before == source_fingerprint(src)
+    for changed in ("judge/extract.py", "tasks/humaneval.py"):
+        (copy / "capabench" / changed).write_text(
+            (copy / "capabench" / changed).read_text() + "\n# changed\n"
+        )
+        assert source_fingerprint(copy) != before
+        before = source_fingerprint(copy)
+    (copy / "capabench" / "cli.py").write_text("# unrelated\n")
+    assert source_fingerprint(copy) == before
 
 
 def test_cli_inspect_and_validate(built, tmp_path):

@@ -5,11 +5,11 @@ from collections import Counter
 
 import pytest
 
-from capabench.build.builder import spy_tasks
 from capabench.conventions import REGISTRY, Shape, compose, hidden_calls
 from capabench.conventions.hidden_tests import Case, literal, render
 from capabench.conventions.pool import exclusion_reason
 from capabench.judge import judge
+from capabench.judge.spy import spy_tasks
 from capabench.records import Mechanism, Task
 from capabench.tasks import load_humaneval
 

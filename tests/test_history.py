@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -214,6 +218,72 @@ def test_mem0_runs_offline_through_the_evaluated_model(built):
     )
     assert len(model.calls) == 5  # mem0's extraction calls went through capabench's model
     assert model.json_calls == 5  # in JSON mode, as mem0 asked the endpoint
+    port = mem0.server.httpd.server_address[1]
+    mem0.close()
+    mem0.close()  # twice is harmless
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=2)
+
+
+# Plays the mem0 condition in a fresh interpreter, with mem0 imported before or after
+# capabench, and spies on PostHog (mem0's telemetry): which events a client admitted for sending.
+MEM0_TELEMETRY_PROBE = """
+import json, sys
+from types import SimpleNamespace
+
+built_before = None
+if sys.argv[1] == "mem0-first":
+    import mem0.memory.telemetry as early  # MEM0_TELEMETRY unset: mem0 builds its PostHog client
+    built_before = early.client_telemetry.posthog is not None
+import posthog
+
+admitted = []
+capture = posthog.Client.capture
+
+def spy(self, *args, **kwargs):
+    uuid = capture(self, *args, **kwargs)
+    if uuid is not None:
+        admitted.append(str(args[:1] or kwargs.get("event")))
+    return uuid
+
+posthog.Client.capture = spy
+from capabench.history.mem0 import Mem0
+from capabench.models.scripted import ScriptedModel
+
+model = ScriptedModel(lambda messages: '{"memory": [{"text": "The user wants sorted lists."}]}')
+trace = [SimpleNamespace(role="user", text="List the files in a folder."),
+         SimpleNamespace(role="assistant", text="Should the result be sorted?"),
+         SimpleNamespace(role="user", text="Yes: I always want sorted lists.")]
+env = SimpleNamespace(settings={"embedder": "hashing"}, need_model=lambda name: model,
+                      history_of=lambda session: [SimpleNamespace(trace=trace)])
+method = Mem0(env)
+context = method.context(SimpleNamespace(cell=7, request="List the users in a group."))
+method.close()
+import mem0.memory.main as main
+import mem0.memory.telemetry as telemetry
+
+print(json.dumps({
+    "built_before": built_before, "flags": [telemetry.MEM0_TELEMETRY, main.MEM0_TELEMETRY],
+    "clients": [getattr(telemetry.client_telemetry, "posthog", None) is None,
+                getattr(telemetry._oss_telemetry_instance, "posthog", None) is None],
+    "admitted": admitted, "memories": context.info["memories"],
+}))
+"""
+
+
+@pytest.mark.parametrize("order", ["mem0-first", "capabench-first"])
+def test_mem0_sends_no_telemetry_whichever_is_imported_first(order, tmp_path):
+    pytest.importorskip("mem0")
+    env = {k: v for k, v in os.environ.items() if k != "MEM0_TELEMETRY"}
+    env |= {"HOME": str(tmp_path), "MEM0_DIR": str(tmp_path / ".mem0")}  # mem0 writes its id there
+    probe = [sys.executable, "-c", MEM0_TELEMETRY_PROBE, order]
+    done = subprocess.run(probe, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["built_before"] is (True if order == "mem0-first" else None)
+    assert seen["memories"] == 1  # mem0 did its work: events were there to capture
+    assert seen["flags"] == [False, False] and seen["clients"] == [True, True]
+    assert seen["admitted"] == []
 
 
 def test_a_failing_endpoint_inside_a_history_method_is_an_infrastructure_error(

@@ -198,7 +198,8 @@ def test_recorded_calls_are_copies_with_outcomes_and_side_channels(pool):
     assert second.raised == "ValueError" and second.args == ([],)
 
 
-def test_ast_work_is_serialized_on_interpreters_with_the_shared_depth_counter():
+def test_ast_work_is_serialized_on_interpreters_with_the_shared_depth_counter(pool):
+    """Once a sandbox pool (which parallel work shares) exists."""
     import ast
     import sys
     import threading

@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from capabench.build.builder import Models, _resolved, build_cell, spy_tasks
+from capabench.build.builder import Models, _with_consistent_trace, build_cell
 from capabench.build.consistency import inconsistencies
 from capabench.build.design import design
 from capabench.build.request import choose_cues, render_request, rewrite_request
 from capabench.conventions import REGISTRY
+from capabench.judge.spy import spy_tasks
 from capabench.models import ScriptedModel, make_model
 from capabench.simulate import SimulatedUser
 from capabench.tasks import load_humaneval
@@ -108,10 +109,12 @@ def test_assistant_model_plays_history_dialogues_and_falls_back(session, pool):
         asked = sum(m.role == "assistant" for m in messages)
         return questions if asked == 0 else f"```python\n{fresh.reference}```"
 
-    traced = _resolved(fresh, None, pool, Models(assistant=ScriptedModel(capable, name="llm")))
+    traced = _with_consistent_trace(
+        fresh, None, pool, Models(assistant=ScriptedModel(capable, name="llm"))
+    )
     assert traced.trace[1].text == questions and traced.trace[-2].verdict == "passed"
     assert inconsistencies(traced, None) == []
     hopeless = ScriptedModel(lambda m: "I would rather not write code today.")
-    traced = _resolved(fresh, None, pool, Models(assistant=hopeless))
+    traced = _with_consistent_trace(fresh, None, pool, Models(assistant=hopeless))
     assert len(hopeless.calls) == 8  # the whole budget, then a scripted strategy took over
     assert traced.trace[-2].verdict == "passed" and "I would rather not" not in traced.trace[1].text

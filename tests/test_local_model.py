@@ -52,13 +52,17 @@ def test_json_mode_gives_parseable_json_through_the_served_endpoint(local):
 def test_the_builtin_agent_runs_a_bundled_instance_on_the_embedded_model(
     local, swe_bundled, tmp_path
 ):
-    from capabench.swe.builtin_agent import BuiltinAgent
-    from capabench.swe.experiment import batch, evaluate
+    from capabench.swe.agents.builtin import BuiltinAgent
+    from capabench.swe.batch import batch
+    from capabench.swe.evaluate import evaluate
+    from capabench.swe.records import Budget
     from capabench.swe.store import SweStore
 
     _, instances = swe_bundled
     store = SweStore(tmp_path / "swe")
-    (run,) = batch(instances[:1], ["ambiguous"], "local", BuiltinAgent(local, steps=2), store)
+    (run,) = batch(
+        instances[:1], ["ambiguous"], "local", BuiltinAgent(local, budget=Budget(turns=2)), store
+    )
     assert (
         run.stop_reason in ("completed", "step_limit", "no_action", "max_ask_rounds")
         and run.turns >= 1

@@ -36,7 +36,7 @@ def _answer(references: dict[str, str]):
 
 
 def test_the_main_jobs_pipeline_runs_end_to_end(built, tmp_path):
-    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.benchmark import default_benchmark_path, write_benchmark
 
     bench, _ = built
     if not default_benchmark_path(0).exists():

@@ -24,7 +24,7 @@ def _free_port() -> int:
 
 
 def test_the_readme_quick_start_runs_as_written(built, tmp_path):
-    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.benchmark import default_benchmark_path, write_benchmark
 
     bench, _ = built
     if not default_benchmark_path(0).exists():  # the commands use the cached default benchmark

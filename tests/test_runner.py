@@ -141,7 +141,7 @@ def _strip(results):
 
 
 def test_kill_and_resume_matches_an_uninterrupted_run(built, tmp_path):
-    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.benchmark import default_benchmark_path, write_benchmark
 
     bench, _ = built
     env = {**os.environ, "CAPABENCH_CACHE": str(tmp_path / "cache")}
@@ -358,3 +358,19 @@ def test_needless_asks_come_only_from_the_users_own_history(built, pool, tmp_pat
         by["shuffled"].needless_ask_rate == 0.0
     )  # other users' histories never make an ask needless
     assert all(r.history_info["overlap"] == 0 for r in results if r.condition == "shuffled")
+
+
+def test_importing_capabench_patches_nothing_and_sets_no_environment():
+    """Side effects belong where they are needed: the AST lock with a sandbox pool, mem0's
+    telemetry switch with the mem0 condition. Importing the package and its players does neither."""
+    probe = """
+import ast, os
+parse, environ = ast.parse, dict(os.environ)
+import capabench, capabench.history, capabench.history.mem0, capabench.runner, capabench.studies
+assert ast.parse is parse, "ast.parse was patched on import"
+changed = {k for k in {*environ, *os.environ} if environ.get(k) != os.environ.get(k)}
+assert not changed, changed
+"""
+    env = {k: v for k, v in os.environ.items() if k != "MEM0_TELEMETRY"}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -170,6 +170,35 @@ def test_user_judges_submissions(session, pool):
     assert snippet.verdict is None
 
 
+def test_a_turn_asks_when_the_user_read_an_asking_sentence_whatever_the_matcher(session, pool):
+    """The run counts asks from the user's own reading, turn by turn. The llm matcher hands the
+    whole prose of a message to the model even when no sentence asks: that is still no ask."""
+    from capabench.simulate import run_session
+
+    code = f"Here is a first version:\n```python\n{session.original}```"
+    question = "What should the function be called?"
+    llm = LLMMatcher(ScriptedModel(lambda messages: '{"families": ["naming"]}'))
+    for matcher in (make_matcher("rules"), llm):
+        user = SimulatedUser(session, pool=pool, matcher=matcher)
+        submitted = user.respond(code)
+        assert not submitted.asked and submitted.reading.asking_sentences == 0
+        assert user.respond(question).asked
+    assert len(llm.read(code, ["naming"]).questions) == 1  # read, though nothing asked
+
+    class Scripted:
+        def __init__(self, replies):
+            self.replies = iter(replies)
+
+        def reply(self, turns):
+            return next(self.replies)
+
+    assistant = Scripted([question, code, f"{question}\n\n{code}"])
+    played = run_session(
+        session, assistant, SimulatedUser(session, pool=pool, matcher=llm), budget=3
+    )
+    assert played.asked == [True, False, True] and played.user_questions == 3
+
+
 def test_llm_matcher_reads_json_and_falls_back_to_rules_when_it_cant():
     question = "What should the function be called?"
     held = ["naming", "batch"]
@@ -197,7 +226,7 @@ def test_unknown_matchers_and_llm_without_a_model_are_refused():
 def test_runs_record_unanswered_questions_and_the_audit_rereads_them(built, pool, tmp_path):
     from typer.testing import CliRunner
 
-    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.benchmark import default_benchmark_path, write_benchmark
     from capabench.cli import app
     from capabench.report import load_runs
     from capabench.report.tables import condition_rows

@@ -103,7 +103,7 @@ def test_blank_control_counts_first_tries_and_revisions(pool, tmp_path):
 def test_study_command_prints_the_table_and_writes_csv(built, tmp_path):
     from typer.testing import CliRunner
 
-    from capabench.build.export import default_benchmark_path, write_benchmark
+    from capabench.benchmark import default_benchmark_path, write_benchmark
     from capabench.cli import app
 
     bench, _ = built

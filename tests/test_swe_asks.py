@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from capabench.swe.ask_detection import CONFIG, Classifier, classifier, load, prose, reclassify
+from capabench.swe.asks.detection import CONFIG, Classifier, classifier, load, prose
+from capabench.swe.asks.reclassify import reclassify
 from capabench.swe.store import RunSummary, SweStore
 
 DATA = Path(__file__).parent / "data"
@@ -149,7 +150,7 @@ def test_v2_edit_gate_blocked_edits_ask_finished_ones_do_not():
 
 
 def test_v2_units_survive_dotted_words_abbreviations_and_indented_code():
-    from capabench.swe.ask_acts import units
+    from capabench.swe.asks.speech_acts import units
 
     texts = [
         u.text
@@ -247,7 +248,7 @@ def test_harvest_then_labels_scores_match_a_hand_count(tmp_path):
 def test_ask_judge_reads_json_under_its_schema_and_falls_back_to_the_rules():
     from capabench.models import InfraError
     from capabench.models.scripted import ScriptedModel
-    from capabench.swe.ask_judge import SCHEMA, AskJudge
+    from capabench.swe.asks.judge import SCHEMA, AskJudge
 
     ask = "Which value is right, 60 or 600 seconds?"
     model = ScriptedModel(['{"ask": false, "reason": "the agent answers it"}'])

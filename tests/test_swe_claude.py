@@ -12,10 +12,12 @@ pytest.importorskip(
     "claude_agent_sdk", reason="needs the claude extra (scripts/setup.sh test installs it)"
 )
 
-from capabench.swe.bundled_repos import LIBRARIES
-from capabench.swe.claude_runner import ClaudeRunner
-from capabench.swe.experiment import batch, evaluate, preflight
-from capabench.swe.records import MAX_ASKS
+from capabench.swe.agents import MAX_ASKS
+from capabench.swe.agents.claude import ClaudeRunner
+from capabench.swe.batch import batch
+from capabench.swe.data.bundled_repos import LIBRARIES
+from capabench.swe.evaluate import evaluate
+from capabench.swe.preflight import preflight
 from capabench.swe.store import SweStore
 from capabench.testing.fake_anthropic import FakeAnthropic, text, tool, tool_results, user_texts
 

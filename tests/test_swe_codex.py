@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from capabench.swe.bundled_repos import LIBRARIES
-from capabench.swe.experiment import batch, evaluate, preflight
-from capabench.swe.records import NEUTRAL_REPLY
+from capabench.swe.agents import NEUTRAL_REPLY
+from capabench.swe.batch import batch
+from capabench.swe.data.bundled_repos import LIBRARIES
+from capabench.swe.evaluate import evaluate
+from capabench.swe.preflight import preflight
 from capabench.swe.store import SweStore
 from capabench.testing.fake_responses import FakeResponses, message, shell, tool_outputs, user_texts
 
 try:
-    from capabench.swe.codex_runner import CodexRunner, codex_binary
+    from capabench.swe.agents.codex import CodexRunner
+    from capabench.swe.agents.codex_cli import codex_binary
 
     codex_binary()
 except ValueError:
@@ -84,16 +87,15 @@ def test_an_ask_judge_is_recorded_beside_the_classifier_or_decides(swe_bundled, 
     """The judge (scripted to see no ask) is kept beside v2's verdict; deciding, it ends the
     session at the question that v2 would have answered."""
     from capabench.models.scripted import ScriptedModel
-    from capabench.swe.ask_judge import AskJudge
+    from capabench.swe.asks.judge import AskJudge
 
     _, instances = swe_bundled
     store = SweStore(tmp_path / "swe")
     with FakeResponses(_script) as server:
-        runner = CodexRunner("gpt-fake", base_url=server.base_url)
-        runner.ask_judge = AskJudge(
-            ScriptedModel(lambda m: '{"ask": false, "reason": "no"}'), "fake"
+        judge = AskJudge(ScriptedModel(lambda m: '{"ask": false, "reason": "no"}'), "fake")
+        runner = CodexRunner(
+            "gpt-fake", base_url=server.base_url, ask_judge=judge, judge_decides=decides
         )
-        runner.judge_decides = decides
         (run,) = batch(instances[:1], ["ambiguous"], "gpt-fake", runner, store)
     first = next(e for e in store.events(run.run_id) if e["kind"] == "final")
     assert first["detection"]["version"] == "v2" and first["detection"]["asked"]

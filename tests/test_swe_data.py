@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from capabench.swe.bundled import build_bundled, repo_dir
-from capabench.swe.bundled_repos import LIBRARIES
-from capabench.swe.datasets import DatasetError, load_instances
-from capabench.swe.grade import grade_locally, is_test_file, parse_junit, split_patch
+from capabench.swe.data.bundled import build_bundled, repo_dir
+from capabench.swe.data.bundled_repos import LIBRARIES
+from capabench.swe.data.datasets import DatasetError, load_instances
+from capabench.swe.grading.grade import is_test_file, split_patch
+from capabench.swe.grading.local import grade_locally, parse_junit
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_bundled_build_is_deterministic(bundled, tmp_path):
 def test_two_processes_building_the_dataset_at_once_both_get_it(tmp_path):
     # Each prints the dataset and its folder's inode: one build means one folder, never
     # replaced under the other process's feet.
-    code = ("import os; from capabench.swe.bundled import bundled_dataset; p = bundled_dataset(); "
+    code = ("import os; from capabench.swe.data.bundled import bundled_dataset; p = bundled_dataset(); "
             "print(p, os.stat(p.parent).st_ino)")  # fmt: skip
     env = {**os.environ, "CAPABENCH_CACHE": str(tmp_path)}
     procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
@@ -234,7 +235,7 @@ def _diff(repo, commit, files):
     import tempfile
     from pathlib import Path
 
-    from capabench.swe.workspace import checkout, git
+    from capabench.swe.git import checkout, git
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "w"

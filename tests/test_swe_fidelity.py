@@ -18,13 +18,17 @@ import pytest
 
 from capabench.models.scripted import ScriptedModel
 from capabench.swe import sandbox
-from capabench.swe.audit import sanity
-from capabench.swe.builtin_agent import BuiltinAgent
-from capabench.swe.dashboard import build
-from capabench.swe.experiment import batch, preflight
-from capabench.swe.records import NEUTRAL_REPLY, AgentTask, Budget
+from capabench.swe.agents import NEUTRAL_REPLY
+from capabench.swe.agents.builtin import BuiltinAgent
+from capabench.swe.agents.codex_cli import codex_binary
+from capabench.swe.agents.workspace import Workspace
+from capabench.swe.batch import batch
+from capabench.swe.git import git
+from capabench.swe.preflight import preflight
+from capabench.swe.records import AgentTask, Budget
 from capabench.swe.store import SweStore
-from capabench.swe.workspace import Workspace, git
+from capabench.swe.views.audit import sanity
+from capabench.swe.views.dashboard import build
 from conftest import requires_bwrap
 
 pytestmark = requires_bwrap  # every agent runs contained by default
@@ -32,10 +36,7 @@ pytestmark = requires_bwrap  # every agent runs contained by default
 
 def _has_codex() -> bool:
     try:
-        from capabench.swe.codex_runner import codex_binary
-
-        codex_binary()
-        return True
+        return bool(codex_binary())
     except ValueError:
         return False
 
@@ -78,7 +79,7 @@ def _system_text(body: dict) -> str:
 @requires_claude
 @pytest.mark.parametrize("choice", ["preset", "bare"])
 def test_claude_code_gets_its_own_system_prompt_by_default(choice, repo, tmp_path):
-    from capabench.swe.claude_runner import ClaudeRunner
+    from capabench.swe.agents.claude import ClaudeRunner
     from capabench.testing.fake_anthropic import FakeAnthropic, is_agent_turn, text
 
     with FakeAnthropic(lambda body: [text("Done.")]) as server, Workspace(*repo) as ws:
@@ -114,7 +115,7 @@ ASK_ARGS = {"questions": [{"id": "accents", "header": "Accents", "question": "Tr
 
 @requires_codex
 def test_codex_request_user_input_is_an_ask_through_a_refused_channel(swe_bundled, tmp_path):
-    from capabench.swe.codex_runner import REFUSED_CHANNEL, CodexRunner
+    from capabench.swe.agents.codex import REFUSED_CHANNEL, CodexRunner
     from capabench.testing.fake_responses import FakeResponses, call, message, tool_outputs
 
     def script(body):
@@ -161,7 +162,7 @@ def test_codex_request_user_input_is_an_ask_through_a_refused_channel(swe_bundle
 @requires_codex
 @pytest.mark.parametrize("model", ["gpt-5-codex", "gpt-5.5"])
 def test_codex_on_fallback_model_metadata_is_flagged_by_sanity(model, swe_bundled, tmp_path):
-    from capabench.swe.codex_runner import CodexRunner
+    from capabench.swe.agents.codex import CodexRunner
     from capabench.testing.fake_responses import FakeResponses, message
 
     _, instances = swe_bundled
@@ -183,7 +184,7 @@ def test_codex_on_fallback_model_metadata_is_flagged_by_sanity(model, swe_bundle
 
 @requires_codex
 def test_codex_stderr_is_kept_beside_the_run(swe_bundled, tmp_path):
-    from capabench.swe.codex_runner import CodexRunner
+    from capabench.swe.agents.codex import CodexRunner
     from capabench.testing.fake_responses import FakeResponses, message
 
     calls = []
@@ -213,11 +214,6 @@ def test_codex_stderr_is_kept_beside_the_run(swe_bundled, tmp_path):
 # --- One budget, one turn definition ---------------------------------------------------------
 
 
-def _builtin(budget: Budget, action: str) -> tuple[BuiltinAgent, ScriptedModel]:
-    model = ScriptedModel(lambda messages: f"```bash\n{action}\n```")
-    return BuiltinAgent(model, steps=budget.turns, time_limit_s=budget.wall_s), model
-
-
 @pytest.mark.parametrize("arm", ["builtin", pytest.param("codex", marks=requires_codex),
                                  pytest.param("claude", marks=requires_claude)])  # fmt: skip
 @pytest.mark.parametrize("limit", ["step_limit", "time_limit"])
@@ -229,11 +225,11 @@ def test_a_session_that_never_stops_ends_at_its_budget(arm, limit, repo):
     began = time.monotonic()
     with Workspace(*repo) as ws:
         if arm == "builtin":
-            agent, model = _builtin(budget, action)
-            outcome = agent.run(_task(repo[1]), ws)
+            model = ScriptedModel(lambda messages: f"```bash\n{action}\n```")
+            outcome = BuiltinAgent(model, budget=budget).run(_task(repo[1]), ws)
             replies = len(model.calls)
         elif arm == "codex":
-            from capabench.swe.codex_runner import CodexRunner
+            from capabench.swe.agents.codex import CodexRunner
             from capabench.testing.fake_responses import FakeResponses, shell
 
             with FakeResponses(lambda body: [shell(action)]) as server:
@@ -243,7 +239,7 @@ def test_a_session_that_never_stops_ends_at_its_budget(arm, limit, repo):
                 requests = list(server.requests)
             replies = outcome.turns
         else:
-            from capabench.swe.claude_runner import ClaudeRunner
+            from capabench.swe.agents.claude import ClaudeRunner
             from capabench.testing.fake_anthropic import FakeAnthropic, is_agent_turn, tool
 
             with FakeAnthropic(
@@ -267,7 +263,7 @@ def test_a_session_that_never_stops_ends_at_its_budget(arm, limit, repo):
 def test_claude_preflight_passes_for_ask_act_then_an_empty_message(tmp_path):
     """The reported false failure: the ask's turn numbered one too high, and the empty final
     reply (no SDK message) uncounted, made this look like no reply after the answer."""
-    from capabench.swe.claude_runner import ClaudeRunner
+    from capabench.swe.agents.claude import ClaudeRunner
     from capabench.testing.fake_anthropic import FakeAnthropic, text, tool, tool_results
 
     question = {"question": "What should notes.txt say?", "header": "Notes", "multiSelect": False,
@@ -291,7 +287,7 @@ def test_claude_preflight_passes_for_ask_act_then_an_empty_message(tmp_path):
 
 @requires_codex
 def test_codex_preflight_passes_for_ask_act_then_an_empty_message():
-    from capabench.swe.codex_runner import CodexRunner
+    from capabench.swe.agents.codex import CodexRunner
     from capabench.testing.fake_responses import (
         FakeResponses,
         message,
@@ -344,7 +340,7 @@ def test_a_contained_agent_reaches_nothing_outside_its_checkout(arm, repo, tmp_p
                 outcome = BuiltinAgent(model).run(_task(repo[1]), ws)
                 seen = "\n".join(m.content for m in model.calls[-1] if m.role == "user")
             elif arm == "codex":
-                from capabench.swe.codex_runner import CodexRunner
+                from capabench.swe.agents.codex import CodexRunner
                 from capabench.testing.fake_responses import (
                     FakeResponses,
                     message,
@@ -361,7 +357,7 @@ def test_a_contained_agent_reaches_nothing_outside_its_checkout(arm, repo, tmp_p
                     )
                 seen = "\n".join(o for b in server.requests for o in tool_outputs(b))
             else:
-                from capabench.swe.claude_runner import ClaudeRunner
+                from capabench.swe.agents.claude import ClaudeRunner
                 from capabench.testing.fake_anthropic import FakeAnthropic, text, tool, tool_results
 
                 def claude(body):

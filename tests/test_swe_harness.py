@@ -12,20 +12,21 @@ import pytest
 from typer.testing import CliRunner
 
 from capabench.cli import app
-from capabench.swe.audit import locate
-from capabench.swe.bundled import repo_dir
-from capabench.swe.bundled_repos import LIBRARIES
-from capabench.swe.experiment import evaluate, run_one
-from capabench.swe.grade import grade_locally
-from capabench.swe.records import Instance, SessionOutcome
-from capabench.swe.store import SweStore
-from capabench.swe.swebench_grader import (
+from capabench.swe.batch import run_one
+from capabench.swe.data.bundled import repo_dir
+from capabench.swe.data.bundled_repos import LIBRARIES
+from capabench.swe.evaluate import evaluate
+from capabench.swe.grading.harness import (
     HarnessUnavailable,
     Submission,
     harness_problem,
     read_instance,
     rounds,
 )
+from capabench.swe.grading.local import grade_locally
+from capabench.swe.records import Instance, SessionOutcome
+from capabench.swe.store import SweStore
+from capabench.swe.views.audit import locate
 
 HARNESS_PROBLEM = harness_problem()  # asked once: it pings the Docker engine
 BASE_IMAGE = os.environ.get("CAPABENCH_HARNESS_BASE_IMAGE", "python:3.11-slim")
@@ -38,6 +39,8 @@ def instances(swe_bundled):
 
 class WritingAgent:
     """Writes the given files into the checkout and stops: a stored patch of known content."""
+
+    name = "writer"
 
     def __init__(self, files: dict[str, str]) -> None:
         self.files = files
@@ -160,7 +163,7 @@ def test_the_official_harness_and_the_local_grader_agree_on_the_bundled_dataset(
             pytest.skip(
                 f"no base image {BASE_IMAGE} here ({exc}); set CAPABENCH_HARNESS_BASE_IMAGE"
             )
-    from capabench.swe.swebench_grader import HarnessOptions
+    from capabench.swe.grading.harness import HarnessOptions
 
     store = SweStore(tmp_path / "runs")
     runs = {}  # run id -> (instance, expected resolved)

@@ -11,12 +11,13 @@ import subprocess
 import pytest
 
 from capabench.models.scripted import ScriptedModel
-from capabench.swe.builtin_agent import BuiltinAgent
-from capabench.swe.bundled_repos import LIBRARIES
-from capabench.swe.dashboard import build, rate
-from capabench.swe.experiment import batch, evaluate, pending
-from capabench.swe.records import MAX_ASKS, NEUTRAL_REPLY
+from capabench.swe.agents import MAX_ASKS, NEUTRAL_REPLY
+from capabench.swe.agents.builtin import BuiltinAgent
+from capabench.swe.batch import batch, pending
+from capabench.swe.data.bundled_repos import LIBRARIES
+from capabench.swe.evaluate import evaluate
 from capabench.swe.store import SweStore
+from capabench.swe.views.dashboard import build, rate
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +199,7 @@ def test_preflight_certifies_the_ask_channel_or_skips_the_batch_as_a_finding(ins
     from typer.testing import CliRunner
 
     from capabench.cli import app
-    from capabench.swe.experiment import PreflightFailed, preflight
+    from capabench.swe.preflight import PreflightFailed, preflight
 
     asker = ScriptedModel(["```ask_user\nWhat should notes.txt say?\n```",
                            "```bash\necho first > notes.txt\n```", "```submit\n```"])  # fmt: skip
@@ -264,8 +265,8 @@ def test_a_killed_batch_resumes_without_redoing_or_losing_a_run(swe_bundled, tmp
 def test_structured_actions_decode_every_reply_as_a_json_action(tmp_path):
     """Local models act under a JSON schema: the same ask round-trip as JSON objects, the
     schema handed to the model on every call, and the decoding recorded."""
-    from capabench.swe.builtin_agent import ACTION_SCHEMA
-    from capabench.swe.experiment import preflight
+    from capabench.swe.agents.builtin import ACTION_SCHEMA
+    from capabench.swe.preflight import preflight
 
     model = ScriptedModel([
         '{"action": "ask_user", "text": "What should notes.txt say?"}',
@@ -280,9 +281,10 @@ def test_structured_actions_decode_every_reply_as_a_json_action(tmp_path):
     )
     assert model.schemas == [ACTION_SCHEMA] * 4 and "structured" in outcome.runner_version
     from capabench.models import ModelOptions
-    from capabench.swe.experiment import make_runner
+    from capabench.swe.agents import RunnerOptions, make_runner
 
-    runner = make_runner("openai/x", ModelOptions(base_url="http://127.0.0.1:9/v1", api_key="k"))
+    chat = ModelOptions(base_url="http://127.0.0.1:9/v1", api_key="k")
+    runner = make_runner("openai/x", RunnerOptions(model=chat))
     assert (
         runner.structured is False
     )  # hosted and OpenAI-compatible models keep free text unless asked

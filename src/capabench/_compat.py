@@ -4,8 +4,10 @@ CPython before 3.13 keeps the recursion depth of its AST conversions (C to Pytho
 `ast.parse`, Python to C in `compile(tree)`) in shared state, so two threads converting at
 once can fail with "AST constructor recursion depth mismatch" (CPython issue gh-106905).
 capabench parses and compiles code from several threads (the runner's workers, the
-builder's cells), so on those versions every `ast.parse` in the process, and our own
-`compile` of AST objects, hold AST_LOCK. Parsing is fast; the lock costs nothing measurable.
+builder's cells), so on those versions, once `serialize_ast_parse()` has run, every
+`ast.parse` in the process (tracebacks in 3.11 parse too), and our own `compile` of AST
+objects, hold AST_LOCK. Parsing is fast; the lock costs nothing measurable. Nothing is patched
+on import: a `SandboxPool`, which every parallel part of capabench shares, calls it.
 """
 
 from __future__ import annotations

@@ -217,8 +217,8 @@ def build_cmd(
     dialogues, --user-model phrases the simulated user's answers; the validators run on
     whatever they produce, and templates or scripted dialogues stand in where they fail.
     """
+    from capabench.benchmark import BenchmarkDirError, check_out_dir, write_benchmark
     from capabench.build.builder import BuildError, Models, build
-    from capabench.build.export import BenchmarkDirError, check_out_dir, write_benchmark
 
     try:
         check_out_dir(out)  # before minutes of building
@@ -253,7 +253,8 @@ def benchmark_cmd(
     check: Annotated[bool, typer.Option("--validate", help="also re-run every validator")] = False,
 ) -> None:
     """The default benchmark: built on first use, cached, and its location printed."""
-    from capabench.build.export import default_benchmark, default_benchmark_path
+    from capabench.benchmark import default_benchmark_path
+    from capabench.build.default import default_benchmark
 
     bar, task = _progress("building the default benchmark (once)", 61)
     with bar:
@@ -272,7 +273,7 @@ def validate_cmd(
     directory: Annotated[Path, typer.Argument(help="a built benchmark directory")],
 ) -> None:
     """Re-run every validator on a built benchmark; exit 1 on any violation."""
-    from capabench.build.export import BenchmarkDirError, load_benchmark
+    from capabench.benchmark import BenchmarkDirError, load_benchmark
     from capabench.build.validate import validate
 
     try:
@@ -311,7 +312,7 @@ def inspect_cmd(
     ] = None,
 ) -> None:
     """Show a benchmark's cells, or one session as a person would read it."""
-    from capabench.build.export import BenchmarkDirError, load_benchmark
+    from capabench.benchmark import BenchmarkDirError, load_benchmark
 
     try:
         bench = load_benchmark(directory)
@@ -479,7 +480,8 @@ def _run_config(model: str, conditions: list[str], *, limit, concurrency, seed, 
 def _benchmark(seed: int, directory: Path | None = None):
     """The benchmark a command plays: a built directory (--benchmark), or the default one of
     the seed (built once and cached)."""
-    from capabench.build.export import BenchmarkDirError, default_benchmark, load_benchmark
+    from capabench.benchmark import BenchmarkDirError, load_benchmark
+    from capabench.build.default import default_benchmark
 
     if directory is not None:
         try:
@@ -630,7 +632,7 @@ def study_cmd(
             Console().print(
                 f"{model}: {', '.join(left_out)} need an LLM (they use the evaluated model); not played for it"
             )
-    if chosen.name == "difficulty":
+    if chosen.by_difficulty:
         saved = json.loads(plan.difficulty_file.read_text())
         Console().print(
             f"difficulty partition: {plan.difficulty_file} (from {saved['model']}'s no-history run, {saved['reference_run']})"

@@ -11,6 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 VerdictStatus = Literal["passed", "failed", "error", "timeout", "resource_limit", "no_code"]
 Isolation = Literal["bwrap", "process"]
 
+# Assistant turns a session may take (the paper's budget); TTC counts an unsolved session as this.
+TURN_BUDGET = 8
+
 
 class Mechanism(StrEnum):
     """The paper's six mechanisms of personalized coding ambiguity (its Table 7)."""

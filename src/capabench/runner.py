@@ -20,21 +20,17 @@ from pathlib import Path
 from typing import Literal
 
 import capabench
-from capabench.build.builder import Benchmark, spy_tasks
+from capabench.benchmark import Benchmark
 from capabench.conventions import REGISTRY, Shape
 from capabench.history import HistoryContext, HistoryEnv, condition
 from capabench.judge.sandbox import SandboxPool, bwrap_available, default_pool
-from capabench.models import ChatModel, InfraError, ModelOptions, make_model
+from capabench.judge.spy import spy_tasks
+from capabench.models import ChatModel, InfraError, ModelOptions, is_local, is_policy, make_model
 from capabench.models.pricing import cost, load_prices
-from capabench.records import Session, SessionRun, Turn
-from capabench.simulate import (
-    ModelAssistant,
-    SimulatedUser,
-    questions,
-    run_session,
-)
+from capabench.records import TURN_BUDGET, Session, SessionRun, Turn
+from capabench.simulate import ModelAssistant, SimulatedUser, run_session
 from capabench.simulate.intent import DEFAULT_MATCHER, check_matcher, make_matcher
-from capabench.simulate.loop import TURN_BUDGET, SessionResult
+from capabench.simulate.loop import SessionResult
 from capabench.simulate.policies import PolicyInput, policy
 from capabench.simulate.prompt import system_prompt
 from capabench.store import RunStore
@@ -94,7 +90,7 @@ class Player:
         self.config = config
         self.bench = bench
         self.pool = pool
-        self.policy = policy(config.model) if config.model.startswith("baseline") else None
+        self.policy = policy(config.model) if is_policy(config.model) else None
         self.model: ChatModel | None = (
             None if self.policy else make_model(config.model, config.options)
         )
@@ -129,7 +125,7 @@ class Player:
             )
         else:
             assistant = ModelAssistant(self.model, system=system_prompt(context, self.config.budget),
-                                       stop_after_code=self.config.model.startswith("local"))  # fmt: skip
+                                       stop_after_code=is_local(self.config.model))  # fmt: skip
         user = SimulatedUser(
             session, pool=self.pool, expression_model=self.user_model, matcher=self.matcher
         )
@@ -159,7 +155,7 @@ class Player:
             said += "\n" + context.text
         shown = {slot.family for slot in session.slots if slot.statement in said}
         mine = [t for t in transcript.turns if t.role == "assistant"]
-        asks = [bool(questions(t.text)) for t in mine]
+        asks = transcript.asked  # what the simulated user read as asking, turn by turn
         first = "neither"
         if mine:
             first = {(True, True): "both", (True, False): "ask", (False, True): "submit"}.get(
@@ -221,7 +217,7 @@ class Runner:
         )
         return {
             "model": c.model, "conditions": c.conditions, "epochs": c.epochs, "limit": c.limit, "seed": c.seed,
-            "decoding": "a reply ends with its first code block" if c.model.startswith("local") else "free text",
+            "decoding": "a reply ends with its first code block" if is_local(c.model) else "free text",
             "user_model": c.user_model, "user_matcher": c.user_matcher, "budget": c.budget, "benchmark_hash": self.bench.manifest.content_hash,
             "benchmark_seed": self.bench.manifest.seed, "capabench_version": capabench.__version__,
             "python": platform.python_version(), "judge_isolation": isolation,

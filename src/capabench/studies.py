@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from capabench.metrics import difficulty_of, summarize
-from capabench.metrics.core import BUDGET
-from capabench.records import BlankRun
+from capabench.models.spec import is_policy
+from capabench.records import TURN_BUDGET, BlankRun
 from capabench.report.collect import RunData, load_runs
 from capabench.report.tables import (
     comparison_rows,
@@ -44,9 +44,11 @@ class Study:
     llm_only: tuple[str, ...] = ()  # conditions that need the model to be an LLM
     history_split: bool = False  # also play the history split without history
     blank: bool = False  # the blank control instead of sessions
+    # label sessions by the no-history difficulty partition (of the first model, then saved)
+    by_difficulty: bool = False
 
     def conditions_for(self, model: str) -> list[str]:
-        extra = () if model.startswith("baseline") else self.llm_only
+        extra = () if is_policy(model) else self.llm_only
         return [*self.conditions, *extra]
 
 
@@ -135,7 +137,7 @@ def blank_table(data: StudyData) -> list[dict]:
         rows.append({
             "model": model, "n": len(done), "ES": pct(sum(r.solved for r in done) / len(done)),
             "FT-ES": pct(first / len(done)), "first-try solved": f"{first}/{len(done)}",
-            "TTC": round(sum(r.solved_turn or BUDGET for r in done) / len(done), 3),
+            "TTC": round(sum(r.solved_turn or TURN_BUDGET for r in done) / len(done), 3),
             "infra errors": len(results) - len(done),
         })  # fmt: skip
     return rows
@@ -147,7 +149,7 @@ STUDIES: dict[str, Study] = {
         Study("main", "Table 1: no history vs same-user history, and the gain",
               ("none", "same-user"), lambda d: {"table1": main_table_rows(d.runs)}),
         Study("difficulty", "Table 2: same-user history by difficulty (no-history partition)",
-              ("none", "same-user"), lambda d: {"table2": difficulty_table(d)}),
+              ("none", "same-user"), lambda d: {"table2": difficulty_table(d)}, by_difficulty=True),
         Study("identity", "Table 3: none vs shuffled vs same-user history",
               ("none", "shuffled", "same-user"),
               lambda d: {"table3": by_condition_rows(d.runs, ["none", "shuffled", "same-user"]),
@@ -203,7 +205,7 @@ def play(plan: StudyPlan, bench, pool, progress=None) -> StudyData:
         wanted = {x.id for x in select_sessions(bench, config.limit, "both")}
         run.results = [r for r in run.results if r.session_id in wanted]
     data = StudyData(runs, blank=blank)
-    if s.name == "difficulty":
+    if s.by_difficulty:
         data.difficulty = difficulty_partition(data.runs[0], plan.difficulty_file)
     return data
 
@@ -228,7 +230,7 @@ def play_blank_control(config: RunConfig, run_dir: Path, pool, progress=None) ->
     from capabench.simulate.blank import play_blank
     from capabench.tasks import load_humaneval
 
-    if config.model.startswith("baseline"):
+    if is_policy(config.model):
         raise ValueError(
             "the blank control needs a model (reference policies play CAPA sessions only)"
         )

@@ -1,5 +1,9 @@
-"""Build the benchmark: spy on every task, lay out the balanced design, then fill each
-cell with ten validated sessions (stages 1-3). Deterministic from the seed."""
+"""Build the benchmark. Deterministic from the seed: spy on every task (judge/spy.py), lay out
+the balanced design (design.py), then fill each cell with a user and ten sessions, each
+through the paper's three stages: the request written under information control
+(request.py: stage 1), the history dialogue played to a resolved trace (dialogue.py: stage 2),
+and the trace kept only when consistent with the user's earlier ones, else replayed
+(consistency.py: stage 3); every draft checked by the validators (session.py)."""
 
 from __future__ import annotations
 
@@ -11,18 +15,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import capabench
+from capabench.benchmark import Benchmark
 from capabench.build.consistency import inconsistencies
 from capabench.build.design import HISTORY_PER_CELL, SESSIONS_PER_CELL, design
 from capabench.build.dialogue import STRATEGIES, resolve
 from capabench.build.request import choose_cues, leaks, render_request, rewrite_request, signature
 from capabench.build.session import NotApplicable, make_hidden, violations
 from capabench.conventions import REGISTRY, Family, Shape
-from capabench.conventions.pool import exclusion_reason
-from capabench.judge import judge_recorded
 from capabench.judge.sandbox import SandboxPool, default_pool
+from capabench.judge.spy import spy_tasks
 from capabench.models import ChatModel
 from capabench.profiles import PROFILES_BY_ID
-from capabench.records import Cell, Manifest, Mechanism, Session, Slot, Task, User
+from capabench.records import Cell, Manifest, Mechanism, Session, Slot, User
 from capabench.tasks import load_humaneval
 
 Progress = Callable[[str], None]
@@ -30,42 +34,6 @@ Progress = Callable[[str], None]
 
 class BuildError(RuntimeError):
     pass
-
-
-@dataclass
-class Benchmark:
-    manifest: Manifest
-    cells: list[Cell]
-    users: list[User]
-    sessions: list[Session]
-
-    def session(self, session_id: str) -> Session:
-        for s in self.sessions:
-            if s.id == session_id:
-                return s
-        raise KeyError(session_id)
-
-
-def spy_tasks(tasks: list[Task], pool: SandboxPool) -> tuple[dict[str, Shape], dict[str, str]]:
-    """Shapes of the tasks that can carry conventions, and why the others can't."""
-    excluded = {t.id: reason for t in tasks if (reason := exclusion_reason(t))}
-    eligible = [t for t in tasks if t.id not in excluded]
-    with ThreadPoolExecutor(pool.size) as ex:
-        spied = list(
-            ex.map(
-                lambda t: judge_recorded(t.reference_code, t.judge_tests, t.entry_point, pool=pool),
-                eligible,
-            )
-        )
-    shapes = {}
-    for task, (verdict, calls) in zip(eligible, spied, strict=True):
-        if not verdict.passed:
-            excluded[task.id] = f"its reference fails its own tests: {verdict.detail[:120]}"
-        elif not calls:
-            excluded[task.id] = "its check makes no calls"
-        else:
-            shapes[task.id] = Shape.of(task, calls)
-    return shapes, dict(sorted(excluded.items()))
 
 
 def _options(mechanism: Mechanism, rng: random.Random) -> list[Family]:
@@ -83,7 +51,7 @@ class Models:
     user: ChatModel | None = None  # stage 2: phrases the simulated user's replies
 
 
-def _draft(
+def _with_request(
     cell: int, index: int, user: User, shape: Shape, seed: int, pool: SandboxPool, models: Models
 ) -> Session:
     choices = {slot.family: slot.alternative for slot in user.slots}
@@ -116,11 +84,12 @@ def _draft(
     )
 
 
-def _resolved(
+def _with_consistent_trace(
     session: Session, previous: Session | None, pool: SandboxPool, models: Models | None = None
 ) -> Session:
-    """Stage 2 then 3: a trace, kept unless inconsistent; an inconsistent one is regenerated
-    (the LLM assistant's first, then each scripted strategy)."""
+    """Stages 2 and 3: a resolved trace, kept unless inconsistent with the user's earlier
+    ones; an inconsistent one is replayed (the LLM assistant's first, then each scripted
+    strategy)."""
     models = models or Models()
     first = STRATEGIES[session.index % len(STRATEGIES)]
     attempts = ([models.assistant] if models.assistant else []) + [
@@ -170,7 +139,9 @@ def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], sh
         sessions: list[Session] = []
         for task_id in candidates:
             try:
-                draft = _draft(cell, len(sessions), user, shapes[task_id], seed, pool, models)
+                draft = _with_request(
+                    cell, len(sessions), user, shapes[task_id], seed, pool, models
+                )
             except NotApplicable:
                 rejected += 1
                 continue
@@ -187,7 +158,9 @@ def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], sh
         resolved: list[Session] = []
         for session in sessions:
             if session.split == "history":
-                session = _resolved(session, resolved[-1] if resolved else None, pool, models)
+                session = _with_consistent_trace(
+                    session, resolved[-1] if resolved else None, pool, models
+                )
             resolved.append(session)
         record = Cell(
             index=cell,

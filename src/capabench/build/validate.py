@@ -7,12 +7,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from capabench.build.builder import Benchmark, spy_tasks
+from capabench.benchmark import Benchmark
 from capabench.build.consistency import inconsistencies
 from capabench.build.design import CELLS, HISTORY_PER_CELL, SESSIONS_PER_CELL, mechanism_pairs
 from capabench.build.request import leaks
 from capabench.build.session import violations
 from capabench.judge.sandbox import SandboxPool, default_pool
+from capabench.judge.spy import spy_tasks
 from capabench.profiles import PROFILES
 from capabench.tasks import load_humaneval
 

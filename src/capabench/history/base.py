@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from capabench.benchmark import Benchmark
 from capabench.records import Session
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class HistoryEnv:
     under evaluation (methods that need an LLM use the same one; None for reference
     policies) and the method settings."""
 
-    bench: Any
+    bench: Benchmark
     model: ChatModel | None = None
     top_k: int = 2
     settings: dict[str, Any] = field(default_factory=dict)

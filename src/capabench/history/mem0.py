@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from importlib import metadata
 
 from capabench.history.base import HistoryContext, HistoryEnv, register
@@ -22,18 +23,29 @@ from capabench.models.serve import serve_model
 from capabench.records import Session
 
 SHOWN = 5  # memories per request: mem0's own default page of search results
-os.environ["MEM0_TELEMETRY"] = "False"  # mem0 reads it once, when first imported
 
 
-def _telemetry_off() -> None:
-    """Also when mem0 was imported before us (with telemetry on): nothing may leave the machine."""
-    import mem0.memory.main as main
-    import mem0.memory.telemetry as telemetry
+def import_mem0_offline() -> None:
+    """Import mem0 with its telemetry off: nothing may leave the machine.
 
+    mem0 reads MEM0_TELEMETRY once, when first imported, and then builds a PostHog client
+    (`client_telemetry`) and, on first use, another (`_oss_telemetry_instance`); its modules
+    check their copies of the flag. When mem0 was imported before us (telemetry on), those
+    copies are switched off and the clients it already built are disabled and dropped."""
+    os.environ["MEM0_TELEMETRY"] = "False"  # also for worker processes, which import it anew
+    try:
+        import mem0.memory.main as main
+        import mem0.memory.telemetry as telemetry
+    except ImportError:
+        raise ValueError(
+            "the mem0 condition needs the memory extra: pip install -e .[memory]"
+        ) from None
     telemetry.MEM0_TELEMETRY = main.MEM0_TELEMETRY = False
-    client = getattr(telemetry.client_telemetry, "posthog", None)
-    if client is not None:
-        client.disabled = True
+    for name in ("client_telemetry", "_oss_telemetry_instance"):
+        held = getattr(telemetry, name, None)
+        if getattr(held, "posthog", None) is not None:
+            held.posthog.disabled = True  # a disabled PostHog client admits no event
+            held.posthog = None  # and mem0 skips it (its exit hook flushes nothing)
 
 
 def _available(module: str) -> bool:
@@ -47,13 +59,7 @@ def _available(module: str) -> bool:
 @register("mem0")
 class Mem0:
     def __init__(self, env: HistoryEnv) -> None:
-        os.environ["MEM0_TELEMETRY"] = "False"  # before mem0 is imported: it reads it once
-        try:
-            from mem0 import Memory  # noqa: F401
-        except ImportError:
-            raise ValueError(
-                "the mem0 condition needs the memory extra: pip install -e .[memory]"
-            ) from None
+        import_mem0_offline()
         self.env = env
         model = env.need_model("mem0")
         name = env.settings.get("embedder") or (
@@ -61,7 +67,10 @@ class Mem0:
         )
         self.embed = embedder(name)
         self.dims = int(self.embed.encode(["x"]).shape[1])
-        self.server = serve_model(model, self.embed).__enter__()  # lives as long as the run
+        # The endpoint lives as long as this method: closed by close(), when the method is
+        # collected, or at exit.
+        self.server = serve_model(model, self.embed).__enter__()
+        self._stop_server = weakref.finalize(self, self.server.__exit__, None, None, None)
         self.memories: dict[int, object] = {}
         self.added: dict[int, int] = {}
         self.locks: dict[int, threading.Lock] = {}
@@ -74,6 +83,10 @@ class Mem0:
                                                  ("BM25 keyword search (fastembed)", _available("fastembed")))
                                  if not on] + ["telemetry"],
         }  # fmt: skip
+
+    def close(self) -> None:
+        """Stop the endpoint mem0 reaches the model through (idempotent)."""
+        self._stop_server()
 
     def _config(self, cell: int) -> dict:
         from qdrant_client import QdrantClient

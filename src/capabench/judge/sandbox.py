@@ -27,7 +27,7 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-from capabench._compat import AST_LOCK
+from capabench._compat import AST_LOCK, serialize_ast_parse
 from capabench.judge.capa_inside import checker, wire
 from capabench.paths import cache_dir
 
@@ -295,6 +295,9 @@ class SandboxPool:
             log.warning("judge runs WITHOUT bubblewrap (%s): rlimits and process cleanup only, "
                         "no namespace isolation", why)  # fmt: skip
         self.isolated = ok
+        # A pool is shared by threads that parse code at once (judging, the simulated user,
+        # the builder's cells): from here on, every `ast.parse` takes the lock (see _compat).
+        serialize_ast_parse()
         # Jobs spend part of their time waiting on pipes: one spare worker keeps every core busy.
         self.size = workers or (os.cpu_count() or 1) + 1
         self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()

@@ -16,13 +16,12 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from capabench.records import SessionRun
+from capabench.records import TURN_BUDGET, SessionRun
 
-BUDGET = 8
 Z95 = 1.959963984540054
 CLUSTERS = ("cell", "session")
 
@@ -46,7 +45,7 @@ class SessionOutcome:
     cost: float | None
 
 
-def per_session(results: Iterable[SessionRun], budget: int = BUDGET) -> list[SessionOutcome]:
+def per_session(results: Iterable[SessionRun], budget: int = TURN_BUDGET) -> list[SessionOutcome]:
     """Completed results grouped by session, each session's epochs averaged (sorted by id)."""
     groups: dict[str, list[SessionRun]] = defaultdict(list)
     for r in results:
@@ -95,9 +94,6 @@ class Summary:
     cells: int = 0
     ci: dict[str, tuple[float, float]] = field(default_factory=dict)
     methods: dict[str, str] = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def interval_methods(cluster: str = "cell", resamples: int = 2000) -> dict[str, str]:
@@ -168,7 +164,7 @@ def bootstrap_interval(values: np.ndarray, clusters: np.ndarray, cluster: str, r
     return (float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
 
 
-def summarize(results: Iterable[SessionRun], *, budget: int = BUDGET, resamples: int = 2000,
+def summarize(results: Iterable[SessionRun], *, budget: int = TURN_BUDGET, resamples: int = 2000,
               seed: int = 0, cluster: str = "cell") -> Summary:  # fmt: skip
     """Over completed results, sessions as the unit; infrastructure errors are counted, not
     scored."""
@@ -220,7 +216,7 @@ def breakdown(
     return {label: summarize(group, **kw) for label, group in sorted(groups.items())}
 
 
-def difficulty_of(reference: Iterable[SessionRun], budget: int = BUDGET) -> dict[str, str]:
+def difficulty_of(reference: Iterable[SessionRun], budget: int = TURN_BUDGET) -> dict[str, str]:
     """The paper's partition from a no-history reference run, on each session's mean first
     success turn over its epochs (unsolved = budget + 1): simple (at most 2), medium (at
     most 4), complex (later or unsolved)."""

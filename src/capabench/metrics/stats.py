@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from capabench.metrics.core import BUDGET, per_session
-from capabench.records import SessionRun
+from capabench.metrics.core import per_session
+from capabench.records import TURN_BUDGET, SessionRun
 
 EXACT_PERMUTATION_UP_TO = 16  # nonzero differences: every sign assignment enumerated (2^16)
 
@@ -62,7 +62,7 @@ def wilcoxon(a: list[float], b: list[float], metric: str = "TTC") -> PairedTest:
     return PairedTest(metric, len(a), float(result.statistic), float(result.pvalue), how)
 
 
-def paired_tests(first: list[SessionRun], second: list[SessionRun], budget: int = BUDGET) -> list[PairedTest]:  # fmt: skip
+def paired_tests(first: list[SessionRun], second: list[SessionRun], budget: int = TURN_BUDGET) -> list[PairedTest]:  # fmt: skip
     """ES and FT-ES by exact McNemar (by Wilcoxon on the per-session rates when epochs make
     them fractional), TTC by Wilcoxon, on the sessions both conditions completed."""
     a = {s.session_id: s for s in per_session(first, budget)}

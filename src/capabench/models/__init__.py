@@ -15,6 +15,7 @@ from capabench.models.base import (
 from capabench.models.errors import InfraError
 from capabench.models.factory import make_model
 from capabench.models.scripted import ScriptedModel
+from capabench.models.spec import is_local, is_policy, split_spec
 
 __all__ = [
     "REGISTRY",
@@ -24,6 +25,9 @@ __all__ = [
     "Message",
     "ModelOptions",
     "ScriptedModel",
+    "is_local",
+    "is_policy",
     "make_model",
     "register",
+    "split_spec",
 ]

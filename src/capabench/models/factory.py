@@ -7,17 +7,17 @@ from __future__ import annotations
 from capabench.models.base import REGISTRY, ChatModel, ModelOptions
 from capabench.models.cache import CachedModel, ResponseCache
 from capabench.models.retry import RetryingModel
+from capabench.models.spec import POLICY, is_local, split_spec
 
 
 def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
     """The model a spec names, behind the retry owner (remote endpoints) and the cache."""
     options = options or ModelOptions()
-    cut = min((i for i in (spec.find(":"), spec.find("/")) if i >= 0), default=len(spec))
-    prefix, rest = spec[:cut], spec[cut + 1 :]
+    prefix, rest = split_spec(spec)
     if prefix not in REGISTRY:
         known = ", ".join(sorted(REGISTRY)) or "none"
         raise ValueError(
-            f"unknown model {spec!r}: known kinds are {known}, and baseline/<policy> for the reference "
+            f"unknown model {spec!r}: known kinds are {known}, and {POLICY}/<policy> for the reference "
             "policies (`capabench list` shows them all)"
         )
     model = REGISTRY[prefix](rest, options)
@@ -28,7 +28,7 @@ def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
         )
     if options.cache:
         params = {"temperature": options.temperature, "max_tokens": options.max_tokens}
-        if options.threads is not None and prefix == "local":
+        if options.threads is not None and is_local(spec):
             params["threads"] = options.threads
         model = CachedModel(model, ResponseCache(options.cache), params)
     return model

@@ -9,8 +9,7 @@ import time
 from capabench.judge import extract_code, judge_task
 from capabench.judge.sandbox import SandboxPool
 from capabench.models import ChatModel, InfraError, Message
-from capabench.records import BlankRun, Task, Turn
-from capabench.simulate.loop import TURN_BUDGET
+from capabench.records import TURN_BUDGET, BlankRun, Task, Turn
 
 SYSTEM = (
     "You are a coding assistant. Complete the function the user gives you. Reply with the "

@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from capabench.records import Session, Turn, UnansweredQuestion
+from capabench.records import TURN_BUDGET, Session, Turn, UnansweredQuestion
 from capabench.simulate.user import SimulatedUser
-
-TURN_BUDGET = 8
 
 
 class Assistant(Protocol):
@@ -22,6 +20,7 @@ class Assistant(Protocol):
 class SessionResult:
     turns: list[Turn] = field(default_factory=list)
     solved_turn: int | None = None  # 1-based assistant turn of the first passing submission
+    asked: list[bool] = field(default_factory=list)  # per assistant turn, as the user read it
     user_questions: int = 0  # asking sentences the user read in turns that didn't pass
     unanswered: list[UnansweredQuestion] = field(default_factory=list)  # those revealing nothing
 
@@ -47,6 +46,7 @@ def run_session(
         status = reply.verdict.status if reply.verdict else None
         result.turns.append(Turn(role="assistant", text=message, verdict=status))
         result.turns.append(Turn(role="user", text=reply.text, revealed=tuple(reply.revealed)))
+        result.asked.append(reply.asked)
         if reply.verdict is not None and reply.verdict.passed:
             result.solved_turn = turn
             break

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from capabench.models import ChatModel, Message
 from capabench.records import Turn
-
-SYSTEM_PROMPT = (
-    "You are a coding assistant in a multi-turn session with a user. Each turn, either ask a "
-    "clarifying question or submit your solution as one Python code block (you may do both). "
-    "Ask only about what you cannot infer; the user's earlier sessions, when given, show how they work."
-)
-
+from capabench.simulate.prompt import system_prompt
 
 # A reply ends with its first code block: the submission can't be cut mid-code by the token
 # limit while the model goes on writing (small models ramble or repeat after the code). Nor
@@ -21,10 +15,10 @@ STOPS = (CODE_END, "\nUser:")
 
 
 class ModelAssistant:
-    def __init__(self, model: ChatModel, *, system: str = SYSTEM_PROMPT, context: str = "",
+    def __init__(self, model: ChatModel, *, system: str | None = None,
                  stop_after_code: bool = False) -> None:  # fmt: skip
         self.model = model
-        self.system = system + (f"\n\n{context}" if context else "")
+        self.system = system if system is not None else system_prompt()  # no history given
         self.stop_after_code = stop_after_code
         self.completions = []
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import itertools
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from capabench.conventions import REGISTRY, Shape, compose, conventions_in, cued
 from capabench.history import HistoryContext
+from capabench.models.spec import POLICY, is_policy, split_spec
 from capabench.records import Session, Turn
 
 
@@ -110,9 +110,9 @@ POLICIES: dict[str, Callable[[PolicyInput], object]] = {
 
 
 def policy(spec: str) -> Callable[[PolicyInput], object]:
-    name = re.sub(r"^baseline[/:]", "", spec)
-    if name not in POLICIES:
-        raise ValueError(
-            f"unknown baseline {spec!r}; known: {', '.join('baseline/' + n for n in POLICIES)}"
-        )
+    """The policy a `baseline/<name>` spec names."""
+    name = split_spec(spec)[1]
+    if not is_policy(spec) or name not in POLICIES:
+        known = ", ".join(f"{POLICY}/{n}" for n in POLICIES)
+        raise ValueError(f"unknown baseline {spec!r}; known: {known}")
     return POLICIES[name]

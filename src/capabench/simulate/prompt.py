@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from capabench.history import HistoryContext
+from capabench.records import TURN_BUDGET
 
 SYSTEM = """You are a coding assistant working with a returning user in a multi-turn coding session.
 
@@ -19,8 +20,8 @@ same things unsaid; use what these sessions show.
 {history}"""
 
 
-def system_prompt(context: HistoryContext, budget: int) -> str:
+def system_prompt(context: HistoryContext | None = None, budget: int = TURN_BUDGET) -> str:
     text = SYSTEM.format(budget=budget)
-    if context.text:
+    if context is not None and context.text:
         text += "\n\n" + HISTORY.format(history=context.text)
     return text

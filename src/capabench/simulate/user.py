@@ -42,6 +42,11 @@ class UserReply(BaseModel):
     reading: Reading | None = None
 
     @property
+    def asked(self) -> bool:
+        """Whether the message asked the user anything, as the user read it."""
+        return self.reading is not None and self.reading.asking_sentences > 0
+
+    @property
     def unanswered(self) -> tuple[UnansweredQuestion, ...]:
         """The message's questions that revealed nothing, with the matcher's best guess."""
         if self.reading is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -75,10 +76,6 @@ def patch_files(patch: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-NEUTRAL_REPLY = "Go with the first option you presented."  # adds no task information
-MAX_ASKS = 3  # asks answered per session; one more ends it (max_ask_rounds)
-
-
 class Ask(BaseModel):
     """One question the agent put to the user, and what it was told."""
 
@@ -91,6 +88,20 @@ class Ask(BaseModel):
     # The harness refused the ask tool (Codex's request_user_input in exec mode): the agent
     # asked, nobody could answer. Counted as asked; never certifies a channel.
     refused: bool = False
+
+
+class EventKind(StrEnum):
+    """The kinds of session event that readers rely on: the transcript (model, final),
+    reclassify and harvest (final), the dashboard's trace (all). Every runner writes them
+    through agents.session.SessionRecorder; a runner's own kinds (its raw stream, permission
+    prompts, ...) are kept as they are and shown by name."""
+
+    MODEL = "model"  # a model message (in the Codex arm: one before the turn's last)
+    ASK = "ask"  # a question through an ask channel (the session's asks carry its answer)
+    ANSWER = "answer"  # what the user was told
+    COMMAND = "command"  # a command or tool call, with its exit status and output
+    FINAL = "final"  # a turn's last message, with the ask detection's verdict (Codex)
+    REFUSED_ASK = "refused_ask"  # an ask tool the harness refused: asked, never answered
 
 
 # A turn is one model reply, in every arm; `step_limit` is the turn budget, `time_limit`
@@ -144,7 +155,8 @@ class SessionOutcome(BaseModel):
     tools: list[str] = []  # the roster the agent had
     setup: AgentSetup | None = None  # None: the runner broke before it said
     warnings: list[AgentWarning] = []
-    events: list[dict] = []  # the raw stream: every model message, command, ask and reply
+    # The stream, as stored (events.jsonl): {"kind", "text", "t", ...} per event, kinds above.
+    events: list[dict] = []
     files: dict[
         str, str
     ] = {}  # the harness's own session records (name -> text), copied at capture
@@ -156,4 +168,5 @@ class SessionOutcome(BaseModel):
 
     def transcript(self) -> str:
         """The agent's own messages, in order (no tool output)."""
-        return "\n\n".join(e["text"] for e in self.events if e.get("kind") in ("model", "final"))
+        said = (EventKind.MODEL, EventKind.FINAL)
+        return "\n\n".join(e["text"] for e in self.events if e.get("kind") in said)

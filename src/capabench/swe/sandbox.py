@@ -5,11 +5,13 @@ private temporary directory writable, no capabilities, its own process table (so
 process's environment or memory is readable), and an environment built from nothing: PATH,
 HOME, TMPDIR, the agent's endpoint and key, and the host's locale, certificate and proxy
 settings. The network is shared (the agent must reach its endpoint, which may be on
-127.0.0.1) unless a caller cuts it."""
+127.0.0.1) unless a caller cuts it: the built-in agent's commands and the local grader's test
+runs have none, and run under rlimits in their own session (`limits`)."""
 
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sys
 from collections.abc import Iterable
@@ -120,3 +122,23 @@ def exec_wrapper(script: Path, argv: list[str], env: dict[str, str]) -> Path:
     )
     script.chmod(0o700)
     return script
+
+
+def limits() -> None:
+    """A command's own session and rlimits (its whole group is killed on a timeout)."""
+    os.setsid()
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+    resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
+
+
+def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
+    """`argv` inside bubblewrap (`work` and `tmp` writable, no network), or as it is where
+    bubblewrap doesn't work; and which it was."""
+    if not bwrap_available()[0]:
+        return argv, "process"
+    # Hidden directories (/tmp, homes) hide whatever lived there: an interpreter or a virtual
+    # environment under them (a fresh clone often is) comes back, read-only.
+    wrapped = bwrap_argv(argv, writable=[Path(tmp), work], chdir=work,
+                         expose=interpreter_roots(), network=False)  # fmt: skip
+    return wrapped, "bwrap"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from capabench.swe.grade import Grade
+from capabench.swe.grading.grade import Grade
 from capabench.swe.records import AgentSetup, AgentWarning, Ask, Condition, StopReason
 
 

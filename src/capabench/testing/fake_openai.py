@@ -13,7 +13,7 @@ QUESTION = "Before I write it: how do you want the result returned, and what abo
 def main() -> None:
     """`python -m capabench.testing.fake_openai [--references BENCH_DIR] [--asks N] [--port P]`:
     serve, in a process of its own, each held-out session's composed reference as the answer
-    to its request, after N clarifying questions (the default benchmark unless --references).
+    to its request, after N clarifying questions (the cached default benchmark unless --references).
     Prints the base URL, then serves until stdin closes (or, with --port, until stopped);
     then prints the time.monotonic() at which each answer was sent, as one JSON list."""
     import argparse
@@ -22,7 +22,7 @@ def main() -> None:
     import threading
     import time
 
-    from capabench.build.export import load_benchmark
+    from capabench.benchmark import BenchmarkDirError, cached_default, load_benchmark
 
     parser = argparse.ArgumentParser(
         description="A keyless OpenAI-compatible server for trying capabench."
@@ -34,12 +34,10 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--asks", type=int, default=0, help="questions before the reference")
     args = parser.parse_args()
-    if args.references:
-        bench = load_benchmark(args.references)
-    else:
-        from capabench.build.export import default_benchmark
-
-        bench = default_benchmark(0)
+    try:
+        bench = load_benchmark(args.references) if args.references else cached_default(0)
+    except BenchmarkDirError as exc:
+        parser.error(str(exc))
     by_request = {s.request: s.reference for s in bench.sessions}
 
     sent: list[float] = []

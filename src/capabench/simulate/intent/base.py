@@ -33,6 +33,9 @@ class Reading(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     matcher: str
+    # The message's asking sentences (`questions_of`, the detection every matcher shares): the
+    # run counts a turn as an ask from this, whatever the matcher made of them.
+    asking_sentences: int
     questions: tuple[QuestionReading, ...] = ()
     note: str = Field(default="", description="e.g. why the llm matcher fell back to rules")
 

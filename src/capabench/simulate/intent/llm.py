@@ -42,9 +42,10 @@ class LLMMatcher:
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         text = prose(message).strip()
-        asked = " ".join(q.text for q in questions_of(message)) or text
+        found = questions_of(message)
+        asked = " ".join(q.text for q in found) or text
         if not text or not families:
-            return Reading(matcher=self.name)
+            return Reading(matcher=self.name, asking_sentences=len(found))
         topics = "\n".join(f"- {f}: {REGISTRY[f].concept}" for f in families)
         prompt = PROMPT.format(topics=topics, message=text)
         try:
@@ -57,7 +58,9 @@ class LLMMatcher:
         if chosen is None:
             return self._fall_back(message, families, f"unreadable answer: {answer[:200]!r}")
         return Reading(
-            matcher=self.name, questions=(QuestionReading(text=asked, targets=tuple(chosen)),)
+            matcher=self.name,
+            asking_sentences=len(found),
+            questions=(QuestionReading(text=asked, targets=tuple(chosen)),),
         )
 
     def _fall_back(self, message: str, families: Sequence[str], why: str) -> Reading:

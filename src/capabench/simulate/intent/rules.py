@@ -163,7 +163,7 @@ class RulesMatcher:
                     best=found[0] if found else None,
                 )
             )
-        return Reading(matcher=self.name, questions=tuple(readings))
+        return Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
 
 
 def _targets(found: list[Candidate], families, leaning: dict[str, float]) -> list[str]:

@@ -105,7 +105,7 @@ class SemanticMatcher:
                     best=found[0] if found else None,
                 )
             )
-        return Reading(matcher=self.name, questions=tuple(readings))
+        return Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
 
 
 def _targets(found: list[Candidate], families) -> list[str]:

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from capabench.swe.records import Instance
+from capabench.swe.records import EventKind, Instance
 from capabench.swe.store import RunSummary, SweStore
 
 SMALL = 20  # below this many, a rate is shown as a fraction, not a percentage
@@ -110,7 +110,8 @@ def build(
         "keys": keys,
         "preflights": store.preflights(),
     }
-    page = TEMPLATE.replace(
+    kinds = json.dumps({k.name: k.value for k in EventKind})  # first: the data is the agents'
+    page = TEMPLATE.replace("/*KINDS*/null", kinds).replace(
         "/*DATA*/null", redact(json.dumps(data).replace("</", "<\\/"), repo_root)
     )
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -147,6 +148,7 @@ label{margin-right:12px}
 <table id="runs"><thead><tr><th>instance</th><th>condition</th><th>arm</th><th>stop</th><th>asked</th><th>turns</th><th>grade</th></tr></thead><tbody></tbody></table>
 <div id="detail"></div>
 <script>
+const K = /*KINDS*/null;  // the event kinds the trace knows (records.EventKind)
 const DATA = /*DATA*/null;
 const esc = s => String(s ?? "").replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]));
 function preflights(){
@@ -192,12 +194,12 @@ function detail(i){
   let trace = "";
   for (const e of r.events){
     if (e.kind === "codex") continue;  // the raw stream; its trace is normalized beside it
-    if (e.kind === "ask") trace += `<div class="ask"><b>agent asks:</b> ${esc(e.text)}</div>`;
-    else if (e.kind === "refused_ask") trace += `<div class="ask"><b>agent asks (${esc(e.channel)}; counted as asked):</b> ${esc(e.text)}<br><small>the CLI answered the model: ${esc(e.output)}</small></div>`;
-    else if (e.kind === "answer") trace += `<div class="reply"><b>reply:</b> ${esc(e.text)}</div>`;
-    else if (e.kind === "command") trace += `<div><b>$ ${esc(e.text)}</b> <small>(exit ${esc(e.exit)})</small><pre>${esc(e.output)}</pre></div>`;
-    else if (e.kind === "final" && e.detection && e.detection.asked) trace += `<div class="ask"><b>agent asks (final message, ${esc(e.detection.version)}):</b> ${esc(e.text)}</div>`;
-    else if (e.kind === "model" || e.kind === "final") trace += `<div><b>agent:</b><pre>${esc(e.text)}</pre></div>`;
+    if (e.kind === K.ASK) trace += `<div class="ask"><b>agent asks:</b> ${esc(e.text)}</div>`;
+    else if (e.kind === K.REFUSED_ASK) trace += `<div class="ask"><b>agent asks (${esc(e.channel)}; counted as asked):</b> ${esc(e.text)}<br><small>the CLI answered the model: ${esc(e.output)}</small></div>`;
+    else if (e.kind === K.ANSWER) trace += `<div class="reply"><b>reply:</b> ${esc(e.text)}</div>`;
+    else if (e.kind === K.COMMAND) trace += `<div><b>$ ${esc(e.text)}</b> <small>(exit ${esc(e.exit)})</small><pre>${esc(e.output)}</pre></div>`;
+    else if (e.kind === K.FINAL && e.detection && e.detection.asked) trace += `<div class="ask"><b>agent asks (final message, ${esc(e.detection.version)}):</b> ${esc(e.text)}</div>`;
+    else if (e.kind === K.MODEL || e.kind === K.FINAL) trace += `<div><b>agent:</b><pre>${esc(e.text)}</pre></div>`;
     else trace += `<div><b>${esc(e.kind)}:</b> ${esc(e.text)}</div>`;
   }
   const s = r.setup;

@@ -5,64 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import resource
 import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from capabench.judge.sandbox import bwrap_available
-from capabench.swe.sandbox import bwrap_argv, interpreter_roots
+from capabench.swe.git import checkout, git
+from capabench.swe.sandbox import bwrap_argv, interpreter_roots, limits
 
 MAX_OUTPUT = 10_000  # characters of a command's output shown to the agent
-
-
-def git(*args: str, cwd: Path) -> str:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "capabench", "GIT_AUTHOR_EMAIL": "capabench@localhost",
-           "GIT_COMMITTER_NAME": "capabench", "GIT_COMMITTER_EMAIL": "capabench@localhost",
-           "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}  # fmt: skip
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()[:500]}")
-    return proc.stdout
-
-
-def checkout(repo: Path, commit: str, dest: Path) -> None:
-    """A fresh clone of `repo` at `commit` in `dest` (never a reused working tree)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    git("clone", "--quiet", "--no-checkout", str(repo), str(dest), cwd=dest.parent)
-    git("checkout", "--quiet", "--detach", commit, cwd=dest)
-
-
-def apply_patch(work: Path, patch: str) -> str:
-    """Apply a unified diff; '' on success, else why not."""
-    proc = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=work, input=patch,
-                          capture_output=True, text=True)  # fmt: skip
-    return "" if proc.returncode == 0 else proc.stderr.strip()[:500]
-
-
-def limits() -> None:
-    """A command's own session and rlimits (its whole group is killed on a timeout)."""
-    os.setsid()
-    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
-    resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
-
-
-def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
-    """`argv` inside bubblewrap (see swe.sandbox: `work` and `tmp` writable, no network), or
-    as it is where bubblewrap doesn't work; and which it was."""
-    if not bwrap_available()[0]:
-        return argv, "process"
-    # Hidden directories (/tmp, homes) hide whatever lived there: an interpreter or a virtual
-    # environment under them (a fresh clone often is) comes back, read-only.
-    wrapped = bwrap_argv(argv, writable=[Path(tmp), work], chdir=work,
-                         expose=interpreter_roots(), network=False)  # fmt: skip
-    return wrapped, "bwrap"
-
-
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
        "PYTHONDONTWRITEBYTECODE": "1", "GIT_PAGER": "cat", "PAGER": "cat"}  # fmt: skip
 

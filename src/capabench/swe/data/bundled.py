@@ -13,12 +13,12 @@ import tempfile
 from pathlib import Path
 
 from capabench.paths import cache_dir
-from capabench.swe import bundled_repos
-from capabench.swe.bundled_repos import LIBRARIES, Library
-from capabench.swe.datasets import load_instances
-from capabench.swe.grade import grade_locally, run_tests
+from capabench.swe.data import bundled_repos
+from capabench.swe.data.bundled_repos import LIBRARIES, Library
+from capabench.swe.data.datasets import load_instances
+from capabench.swe.git import apply_patch, checkout, git
+from capabench.swe.grading.local import grade_locally, run_tests
 from capabench.swe.records import Instance
-from capabench.swe.workspace import apply_patch, checkout, git
 
 INSTANCES = "instances.jsonl"
 

@@ -11,7 +11,7 @@ with no counted question still asks through an explicit information request, or 
 interrogative line ending in a colon followed by a list of options.
 
 That is classifier v1, kept by name to compare with the published ambig-SWE numbers; the
-default is v2 (swe/ask_acts.py: speech acts, and an edit gate that lets a blocked edited turn
+default is v2 (asks/speech_acts.py: speech acts, and an edit gate that lets a blocked edited turn
 ask). `classifier("v1")`, `classifier("v2")` or `classifier(PATH)` for a config of either kind."""
 
 from __future__ import annotations
@@ -22,10 +22,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel
-
-from capabench.swe.ask_acts import SpeechActClassifier
-from capabench.swe.ask_record import Detection
+from capabench.swe.asks.speech_acts import SpeechActClassifier
+from capabench.swe.asks.verdict import AskClassifier, Detection
 
 CONFIG = Path(__file__).with_name("config") / "ask_detection.json"  # v1
 CONFIGS = {"v1": CONFIG, "v2": CONFIG.with_name("ask_detection_v2.json")}
@@ -108,7 +106,7 @@ def prose(message: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
 
 
-def load(spec: str | Path):
+def load(spec: str | Path) -> AskClassifier:
     """A classifier by version name ("v1", "v2") or from a config file of either kind."""
     path = CONFIGS.get(str(spec), Path(spec))
     data = json.loads(Path(path).read_text())
@@ -118,36 +116,5 @@ def load(spec: str | Path):
 
 
 @lru_cache(maxsize=8)
-def classifier(spec: str = DEFAULT):
+def classifier(spec: str = DEFAULT) -> AskClassifier:
     return load(spec)
-
-
-class Reclassification(BaseModel):
-    version: str
-    runs: int
-    messages: int
-    disagreements: list[dict]  # run_id, index, stored, now, text
-    firing: dict[str, int]  # category or blocker -> messages it fired on
-    questions_with_edits: int
-
-
-def reclassify(store, clf: Classifier | None = None) -> Reclassification:
-    """Re-apply a classifier to every stored final message (events of kind "final", with the
-    detection recorded when the run happened); nothing is re-run or rewritten."""
-    clf = clf or classifier()
-    runs, messages, disagreements, firing, with_edits = 0, 0, [], {}, 0
-    for summary in store.summaries():
-        finals = [e for e in store.events(summary.run_id) if e.get("kind") == "final"]
-        runs += bool(finals)
-        for index, event in enumerate(finals):
-            messages += 1
-            now = clf.classify(event["text"], edited=bool(event.get("edited")))
-            for name in [*now.categories, *now.blocked]:
-                firing[name] = firing.get(name, 0) + 1
-            with_edits += now.questions_with_edits
-            stored = (event.get("detection") or {}).get("asked")
-            if stored is not None and stored != now.asked:
-                disagreements.append({"run_id": summary.run_id, "index": index, "stored": stored,
-                                      "now": now.asked, "text": event["text"][:200]})  # fmt: skip
-    return Reclassification(version=clf.version, runs=runs, messages=messages,
-                            disagreements=disagreements, firing=firing, questions_with_edits=with_edits)  # fmt: skip

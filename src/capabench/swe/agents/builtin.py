@@ -8,18 +8,12 @@ import json
 import re
 import time
 
-from capabench.models import ChatModel, InfraError, Message
-from capabench.swe.records import (
-    MAX_ASKS,
-    NEUTRAL_REPLY,
-    AgentSetup,
-    AgentTask,
-    Ask,
-    Budget,
-    SessionOutcome,
-)
+from capabench.models import ChatModel, InfraError, Message, is_local, is_policy, make_model
+from capabench.swe.agents.registry import RunnerOptions, register
+from capabench.swe.agents.session import SessionRecorder
+from capabench.swe.agents.workspace import Workspace
+from capabench.swe.records import AgentSetup, AgentTask, Budget, SessionOutcome
 from capabench.swe.sandbox import require_bwrap
-from capabench.swe.workspace import Workspace
 
 VERSION = "builtin-1"
 TOOLS = ["bash", "ask_user", "submit"]
@@ -66,21 +60,48 @@ STRUCTURED_REMINDER = (
 MAX_OUTPUT = 4000  # characters of command output per step: small models' context is short
 
 
+# The canary takes three replies: a small model gets a few to spare, not thirty.
+@register("", turns=Budget().turns, preflight_turns=8, takes=("structured",))
 class BuiltinAgent:
-    def __init__(self, model: ChatModel, *, steps: int = 30, time_limit_s: float = 3600.0,
-                 command_timeout_s: float = 60.0, structured: bool = False, sandbox: bool = True) -> None:  # fmt: skip
+    name = "builtin"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        budget: Budget | None = None,
+        command_timeout_s: float = 60.0,
+        structured: bool = False,
+        sandbox: bool = True,
+    ) -> None:
         self.model = model
-        self.steps = steps  # the turn budget: model replies
-        self.time_limit_s = time_limit_s
+        self.budget = budget or Budget()  # turns: model replies
         self.command_timeout_s = command_timeout_s
         self.structured = structured
         self.sandbox = sandbox
         if sandbox:
             require_bwrap()
 
-    @property
-    def budget(self) -> Budget:
-        return Budget(turns=self.steps, wall_s=self.time_limit_s)
+    @classmethod
+    def from_options(cls, model: str, options: RunnerOptions, budget: Budget) -> BuiltinAgent:
+        """Any model capabench's model layer knows (openai/<m>, local, scripted:...)."""
+        if is_policy(model):
+            raise ValueError(
+                f"{model!r}: the reference policies play CAPA sessions, not repository issues"
+            )
+        try:
+            chat = make_model(model, options.model)
+        except ValueError as exc:
+            if "unknown model" not in str(exc):
+                raise
+            raise ValueError(
+                f"unknown model {model!r} for the ask-or-guess arm: claude-<m> (Claude Agent SDK), gpt-<m> or "
+                "codex-<m> (Codex CLI), or the built-in agent on openai/<m> (with --base-url) or local"
+            ) from None
+        # Local models act under a JSON schema by default: a small model's free-text choice
+        # of whether to ask would differ between CPUs and llama.cpp builds.
+        structured = is_local(model) if options.structured is None else options.structured
+        return cls(chat, budget=budget, structured=structured, sandbox=options.sandbox)
 
     @property
     def ask_hint(self) -> str:
@@ -112,11 +133,8 @@ class BuiltinAgent:
                            tools_offered=TOOLS, budget=budget)  # fmt: skip
         out = SessionOutcome(stop_reason="step_limit", tools=TOOLS, setup=setup,
                              runner_version=f"{VERSION}; {decoding}")  # fmt: skip
-        start, idle, deadline = ws.fingerprint(), 0, time.monotonic() + budget.wall_s
-
-        def note(kind: str, text: str, **data) -> None:
-            out.events.append({"kind": kind, "text": text, "t": round(time.time(), 3), **data})
-
+        record = SessionRecorder(ws, out)
+        idle, deadline = 0, time.monotonic() + budget.wall_s
         for turn in range(1, budget.turns + 1):
             if time.monotonic() >= deadline:
                 out.stop_reason = "time_limit"
@@ -129,15 +147,12 @@ class BuiltinAgent:
                 )
             except InfraError as exc:
                 out.stop_reason, out.error = "error", str(exc)
-                note("error", str(exc))
+                record.event("error", str(exc))
                 return out
             out.input_tokens += reply.input_tokens
             out.output_tokens += reply.output_tokens
-            note(
-                "model",
-                reply.text,
-                input_tokens=reply.input_tokens,
-                output_tokens=reply.output_tokens,
+            record.model(
+                reply.text, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens
             )
             messages.append(Message(role="assistant", content=reply.text))
             action = self._action(reply.text)
@@ -146,11 +161,8 @@ class BuiltinAgent:
                 if idle == 3:
                     out.stop_reason = "no_action"
                     return out
-                messages.append(
-                    Message(
-                        role="user", content=STRUCTURED_REMINDER if self.structured else REMINDER
-                    )
-                )
+                reminder = STRUCTURED_REMINDER if self.structured else REMINDER
+                messages.append(Message(role="user", content=reminder))
                 continue
             idle = 0
             kind, body = action
@@ -158,15 +170,9 @@ class BuiltinAgent:
                 out.stop_reason = "completed"
                 return out
             if kind == "ask_user":
-                answered = len(out.asks) < MAX_ASKS
-                answer = NEUTRAL_REPLY if answered else None
-                out.asks.append(Ask(turn=turn, question=body, answer=answer, channel="ask_user action",
-                                    edited_before=ws.fingerprint() != start))  # fmt: skip
-                note("ask", body, answered=answered)
-                if not answered:
-                    out.stop_reason = "max_ask_rounds"
+                answer = record.ask(body, turn=turn, channel="ask_user action")
+                if answer is None:
                     return out
-                note("answer", answer)
                 messages.append(Message(role="user", content=answer))
                 continue
             left = max(1.0, deadline - time.monotonic())
@@ -174,6 +180,6 @@ class BuiltinAgent:
             if len(output) > MAX_OUTPUT:
                 output = f"{output[: MAX_OUTPUT // 2]}\n[...]\n{output[-MAX_OUTPUT // 2 :]}"
             status = "timed out" if code is None else f"exit code {code}"
-            note("command", body, exit=code, output=output)
+            record.command(body, exit=code, output=output)
             messages.append(Message(role="user", content=f"[{status}]\n{output}"))
         return out

@@ -1,25 +1,24 @@
-"""The GPT arm: the stock Codex CLI (`codex exec --json`), its most vanilla configuration,
-inside the sandbox (swe.sandbox) with a private CODEX_HOME. Its answerable ask channel is
-ending a turn with a question in the final message: each turn's final message goes through
-the ask classifier (v2 by default; an LLM judge beside it, or deciding, when configured); an
-ask is answered with the neutral reply through `codex exec resume`, up to the cap. Its ask tool, `request_user_input`,
-is refused by the CLI in exec mode: each call, read from the rollout, is an ask through a
-refused channel (asked, never answered). A turn is one model reply (the rollout's token-usage
+"""The GPT arm: the stock Codex CLI (`codex exec --json`, found by agents.codex_cli), its
+most vanilla configuration, inside the sandbox (swe.sandbox) with a private CODEX_HOME. Its
+answerable ask channel is ending a turn with a question in the final message: each turn's
+final message goes through the ask classifier (v2 by default; an LLM judge beside it, or
+deciding, when configured); an ask is answered with the neutral reply through `codex exec
+resume`, up to the cap. Its ask tool, `request_user_input`, is refused by the CLI in exec
+mode: each call, read from the rollout, is an ask through a refused channel (asked, never
+answered). A turn is one model reply (the rollout's token-usage
 records); the session's budget stops the CLI before a reply beyond it, or at its deadline."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from capabench.swe.ask_detection import classifier
-from capabench.swe.codex_logs import (
+from capabench.swe.agents.codex_cli import check_version, codex_binary, codex_version
+from capabench.swe.agents.codex_logs import (
     ASK_TOOL,
     LOG_FILTER,
     ReplyCounter,
@@ -29,15 +28,17 @@ from capabench.swe.codex_logs import (
     read_request,
     read_rollouts,
 )
-from capabench.swe.process import supervise
+from capabench.swe.agents.process import supervise
+from capabench.swe.agents.registry import RunnerOptions, register
+from capabench.swe.agents.session import SessionRecorder
+from capabench.swe.agents.workspace import Workspace
+from capabench.swe.asks.detection import classifier
+from capabench.swe.asks.verdict import AskClassifier
 from capabench.swe.records import (
     CLI_TURNS,
-    MAX_ASKS,
-    NEUTRAL_REPLY,
     AgentSetup,
     AgentTask,
     AgentWarning,
-    Ask,
     Budget,
     SessionOutcome,
 )
@@ -48,54 +49,50 @@ from capabench.swe.sandbox import (
     interpreter_roots,
     require_bwrap,
 )
-from capabench.swe.workspace import Workspace
 
-MIN_VERSION = (0, 146, 0)  # older CLIs are rejected server-side for gpt-5.6 models
 REFUSED_CHANNEL = f"{ASK_TOOL} (refused)"
 
 
-def codex_binary() -> str:
-    """`$CAPABENCH_CODEX`, else `codex` on PATH, else the one scripts/setup.sh installs."""
-    local = (
-        Path(__file__).resolve().parents[3] / ".tools" / "codex" / "node_modules" / ".bin" / "codex"
-    )
-    found = (
-        os.environ.get("CAPABENCH_CODEX")
-        or shutil.which("codex")
-        or (str(local) if local.exists() else None)
-    )
-    if not found:
-        raise ValueError(
-            "the Codex CLI is not installed: npm install -g @openai/codex (or set CAPABENCH_CODEX)"
-        )
-    return found
-
-
-def codex_version(binary: str) -> tuple[int, ...]:
-    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60).stdout
-    match = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
-    if not match:
-        raise ValueError(f"could not read the Codex CLI version from {out!r}")
-    return tuple(int(x) for x in match.groups())
-
-
+@register("gpt-", "codex-", takes=("ask_judge", "judge_decides"))
 class CodexRunner:
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 binary: str | None = None, budget: Budget | None = None, sandbox: bool = True) -> None:  # fmt: skip
+    name = "codex-cli"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        binary: str | None = None,
+        budget: Budget | None = None,
+        sandbox: bool = True,
+        ask_judge: AskClassifier | None = None,
+        judge_decides: bool = False,
+    ) -> None:
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
         self.binary = binary or codex_binary()
         self.version = codex_version(self.binary)
-        if self.version < MIN_VERSION:
-            raise ValueError(f"codex-cli {'.'.join(map(str, self.version))} is older than "
-                             f"{'.'.join(map(str, MIN_VERSION))}: npm install -g @openai/codex@latest")  # fmt: skip
+        check_version(self.version)
         self.budget = budget or Budget(turns=CLI_TURNS)
-        self.ask_judge = None  # an ask_judge.AskJudge: its verdict recorded beside the classifier's
-        self.judge_decides = False  # ... or deciding whether the agent asked
+        self.ask_judge = ask_judge  # its verdict recorded beside the classifier's,
+        self.judge_decides = judge_decides  # ... or deciding whether the agent asked
         self.sandbox = sandbox
         if sandbox:
             require_bwrap()
+
+    @classmethod
+    def from_options(cls, model: str, options: RunnerOptions, budget: Budget) -> CodexRunner:
+        return cls(
+            model,
+            base_url=options.model.base_url,
+            api_key=options.model.api_key,
+            budget=budget,
+            sandbox=options.sandbox,
+            ask_judge=options.ask_judge,
+            judge_decides=options.judge_decides,
+        )
 
     def _common(self) -> list[str]:
         # No user config or rules; full access inside our sandbox, for parity with the Claude
@@ -159,7 +156,7 @@ class CodexRunner:
         stderr: list[str] = []
         replies = ReplyCounter(ws.home / ".codex" / "sessions")
         try:
-            thread, start, reply = None, ws.fingerprint(), None
+            record, thread, reply = SessionRecorder(ws, out), None, None
             while True:
                 before = ws.fingerprint()
                 argv = [self.binary, "exec", *self._common(), task.prompt] if thread is None else \
@@ -180,9 +177,9 @@ class CodexRunner:
 
                 done = supervise(self._contain(argv, ws, path), cwd=ws.path, env=env,
                                  deadline=deadline, on_stderr=on_stderr)  # fmt: skip
-                started, final, edited, failed = self._read_turn(done.stdout, out)
+                started, final, edited, failed = self._read_turn(done.stdout, record)
                 thread = thread or started
-                self._read_rollouts(ws, out, edited_before=before != start)
+                self._read_rollouts(ws, record, edited_before=before != record.start)
                 if done.stopped:
                     out.stop_reason = done.stopped  # type: ignore[assignment]
                     return out
@@ -195,28 +192,23 @@ class CodexRunner:
                     return out
                 edited = edited or ws.fingerprint() != before
                 detection = classifier().classify(final, edited=edited)
-                event = {
-                    "kind": "final",
-                    "text": final,
-                    "edited": edited,
-                    "detection": detection.model_dump(),
-                }
+                verdicts = {"detection": detection.model_dump()}
                 if self.ask_judge is not None:
                     judged = self.ask_judge.classify(final, edited=edited)
-                    event["judge"] = judged.model_dump()
+                    verdicts["judge"] = judged.model_dump()
                     detection = judged if self.judge_decides else detection
-                out.events.append(event)
+                record.final(final, edited=edited, **verdicts)
                 if not detection.asked:
                     return out
-                answered = sum(not a.refused for a in out.asks) < MAX_ASKS
-                out.asks.append(Ask(turn=out.turns, question=final, answer=NEUTRAL_REPLY if answered else None,
-                                    edited_before=ws.fingerprint() != start, channel="final message",
-                                    detection=detection.model_dump()))  # fmt: skip
-                if not answered:
-                    out.stop_reason = "max_ask_rounds"
+                reply = record.ask(
+                    final,
+                    turn=out.turns,
+                    channel="final message",
+                    detection=detection.model_dump(),
+                    in_stream=True,
+                )
+                if reply is None:
                     return out
-                reply = NEUTRAL_REPLY
-                out.events.append({"kind": "answer", "text": reply})
         finally:
             out.asks.sort(key=lambda a: a.turn)  # refused asks are read after their invocation
             out.tools = setup.tools_offered or out.tools
@@ -236,46 +228,55 @@ class CodexRunner:
         sessions = ws.home / ".codex" / "sessions"
         return sorted(sessions.rglob("*.jsonl")) if sessions.is_dir() else []
 
-    def _read_rollouts(self, ws: Workspace, out: SessionOutcome, *, edited_before: bool) -> None:
+    def _read_rollouts(
+        self, ws: Workspace, record: SessionRecorder, *, edited_before: bool
+    ) -> None:
         """The replies so far (the turn count), and the invocation's refused ask-tool calls."""
+        out = record.out
         rollout = read_rollouts([f.read_text(errors="replace") for f in self._rollout_files(ws)])
         seen = out.turns
         out.turns = rollout.replies
         for call in rollout.asks:
             if call.reply <= seen:
                 continue  # an earlier invocation's
-            question = question_text(call.arguments)
             # Edited before: as far as known (the workspace at the invocation's start).
-            out.asks.append(Ask(turn=call.reply, question=question, answer=None, edited_before=edited_before,
-                                channel=REFUSED_CHANNEL, refused=True,
-                                detection={"arguments": call.arguments, "refusal": call.output}))  # fmt: skip
-            out.events.append({"kind": "refused_ask", "text": question, "output": call.output,
-                               "channel": REFUSED_CHANNEL})  # fmt: skip
+            record.refused_ask(
+                question_text(call.arguments),
+                turn=call.reply,
+                channel=REFUSED_CHANNEL,
+                edited_before=edited_before,
+                refusal=call.output,
+                detection={"arguments": call.arguments, "refusal": call.output},
+            )
 
-    def _read_turn(self, stdout: str, out: SessionOutcome) -> tuple[str | None, str, bool, str]:
+    def _read_turn(self, stdout: str, record: SessionRecorder) -> tuple[str | None, str, bool, str]:
         """(the thread id, the turn's final message, whether it changed files, why it failed
         or ''), with every event kept raw and the trace normalized for the dashboard."""
+        out = record.out
         thread, final, edited, failed = None, "", False, ""  # the final message: added by run()
         for line in stdout.splitlines():
             try:
                 event = json.loads(line)
             except ValueError:
                 continue
-            out.events.append({"kind": "codex", "event": event})
+            record.event("codex", event=event)
             kind, item = event.get("type"), event.get("item") or {}
             if kind == "thread.started":
                 thread = event.get("thread_id")
             elif kind == "item.completed" and item.get("type") == "agent_message":
                 if final:  # an earlier message of the turn: commentary, never the ask channel
-                    out.events.append({"kind": "model", "text": final})
+                    record.model(final)
                 final = item.get("text", "")
             elif kind == "item.completed" and item.get("type") == "command_execution":
-                out.events.append({"kind": "command", "text": item.get("command", ""),
-                                   "exit": item.get("exit_code"), "output": item.get("aggregated_output", "")})  # fmt: skip
+                record.command(
+                    item.get("command", ""),
+                    exit=item.get("exit_code"),
+                    output=item.get("aggregated_output", ""),
+                )
             elif kind == "item.completed" and item.get("type") == "file_change":
                 edited = True
                 paths = [c.get("path", "") for c in item.get("changes", [])]
-                out.events.append({"kind": "file_change", "text": ", ".join(paths)})
+                record.event("file_change", ", ".join(paths))
             elif kind == "turn.completed":
                 usage = event.get("usage") or {}
                 out.input_tokens += usage.get("input_tokens", 0)

@@ -17,20 +17,20 @@ import json
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Literal
 
 import anyio
 
-from capabench.swe.claude_transcript import read_transcript
+from capabench.swe.agents.claude_transcript import read_transcript
+from capabench.swe.agents.registry import RunnerOptions, register
+from capabench.swe.agents.session import SessionRecorder
+from capabench.swe.agents.workspace import Workspace
 from capabench.swe.records import (
     CLI_TURNS,
-    MAX_ASKS,
     AgentSetup,
     AgentTask,
     AgentWarning,
-    Ask,
     Budget,
     SessionOutcome,
 )
@@ -42,7 +42,6 @@ from capabench.swe.sandbox import (
     interpreter_roots,
     require_bwrap,
 )
-from capabench.swe.workspace import Workspace
 
 SystemPrompt = Literal["preset", "bare"]
 SYSTEM_PROMPTS: dict[str, dict | None] = {
@@ -61,7 +60,10 @@ def claude_cli(sdk) -> str:
     return found
 
 
+@register("claude-", takes=("system_prompt",))
 class ClaudeRunner:
+    name = "claude-agent-sdk"
+
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  budget: Budget | None = None, sandbox: bool = True,
                  system_prompt: SystemPrompt = "preset") -> None:  # fmt: skip
@@ -83,6 +85,17 @@ class ClaudeRunner:
         self.cli = claude_cli(claude_agent_sdk)
         if sandbox:
             require_bwrap()
+
+    @classmethod
+    def from_options(cls, model: str, options: RunnerOptions, budget: Budget) -> ClaudeRunner:
+        return cls(
+            model,
+            base_url=options.model.base_url,
+            api_key=options.model.api_key,
+            budget=budget,
+            sandbox=options.sandbox,
+            system_prompt=options.system_prompt,
+        )  # type: ignore[arg-type]
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
         return asyncio.run(self._run(task, ws))
@@ -129,13 +142,11 @@ class ClaudeRunner:
                            budget=self.budget)  # fmt: skip
         out = SessionOutcome(stop_reason="completed", setup=setup,
                              runner_version=f"claude-agent-sdk {sdk.__version__}")  # fmt: skip
-        start, commands, permission_prompts = ws.fingerprint(), {}, []
+        record = SessionRecorder(ws, out)
+        commands, permission_prompts = {}, []
         replies: dict[str, int] = {}  # live: message id -> reply; tool_use id -> reply
         tool_reply: dict[str, int] = {}
         stderr: list[str] = []
-
-        def note(kind: str, text: str, **data) -> None:
-            out.events.append({"kind": kind, "text": text, "t": round(time.time(), 3), **data})
 
         def on_stderr(line: str) -> None:
             stderr.append(line)
@@ -149,27 +160,29 @@ class ClaudeRunner:
         async def can_use_tool(name: str, data: dict, context) -> object:
             if name != "AskUserQuestion":
                 permission_prompts.append(name)
-                note("permission", name, input=json.dumps(data)[:2000], approved=True)
+                record.event("permission", name, input=json.dumps(data)[:2000], approved=True)
                 return sdk.PermissionResultAllow(updated_input=data)
             questions = [q for q in data.get("questions", []) if isinstance(q, dict)]
             asked = "\n".join(str(q.get("question", "")) for q in questions)
             # The neutral tie-break: the first option of every question; adds no task information.
             answers = {str(q.get("question", "")): str((q.get("options") or [{}])[0].get("label", ""))
                        for q in questions}  # fmt: skip
-            answered = len(out.asks) < MAX_ASKS
             call = getattr(context, "tool_use_id", None)
             # Its reply may not have reached the stream yet: numbered for certain at the end.
             turn = tool_reply.get(str(call), max(len(replies), 1))
-            out.asks.append(Ask(turn=turn, question=asked, answer=json.dumps(answers) if answered else None,
-                                edited_before=ws.fingerprint() != start, channel="AskUserQuestion",
-                                detection={"input": data, "tool_use_id": call}))  # fmt: skip
-            note("ask", asked, answered=answered)
-            if not answered:
-                out.stop_reason = "max_ask_rounds"
+            said = "; ".join(f"{q}: {a}" for q, a in answers.items())
+            reply = record.ask(
+                asked,
+                turn=turn,
+                channel="AskUserQuestion",
+                reply=json.dumps(answers),
+                said=said,
+                detection={"input": data, "tool_use_id": call},
+            )
+            if reply is None:
                 return sdk.PermissionResultDeny(
                     message="No more questions can be answered.", interrupt=True
                 )
-            note("answer", "; ".join(f"{q}: {a}" for q, a in answers.items()))
             return sdk.PermissionResultAllow(updated_input={**data, "answers": answers})
 
         options = sdk.ClaudeAgentOptions(
@@ -187,7 +200,7 @@ class ClaudeRunner:
             # cancellation only.
             with anyio.move_on_after(self.budget.wall_s) as deadline:
                 async for message in stream:
-                    self._record(message, out, commands, note, replies, tool_reply)
+                    self._record(message, record, commands, replies, tool_reply)
             if deadline.cancelled_caught:
                 out.stop_reason = "time_limit"
         except Exception as exc:  # the CLI died or the API failed: the session's error
@@ -198,8 +211,7 @@ class ClaudeRunner:
                 await stream.aclose()
             if out.stop_reason == "time_limit":  # the SDK drops the cut pipes unclosed: closed
                 gc.collect()  # while the event loop still runs, not after it (a warning)
-        out.events.append({"kind": "permission_prompts", "text": str(len(permission_prompts)),
-                           "tools": permission_prompts})  # fmt: skip
+        record.event("permission_prompts", str(len(permission_prompts)), tools=permission_prompts)
         self._read_transcripts(ws, out, tool_reply)
         out.turns = out.turns or len(replies)
         out.files["claude-stderr.log"] = "\n".join(stderr) + "\n"
@@ -224,12 +236,12 @@ class ClaudeRunner:
         for ask in out.asks:
             ask.turn = tool_reply.get(str(ask.detection.get("tool_use_id")), ask.turn)
 
-    def _record(self, message, out: SessionOutcome, commands: dict, note, replies: dict[str, int],
+    def _record(self, message, record: SessionRecorder, commands: dict, replies: dict[str, int],
                 tool_reply: dict[str, int]) -> None:  # fmt: skip
-        sdk = self.sdk
+        sdk, out = self.sdk, record.out
         if isinstance(message, sdk.SystemMessage) and message.subtype == "init":
             out.tools = list(message.data.get("tools", []))  # the whole roster, deferred included
-            out.events.append({"kind": "session", "text": str(message.data.get("session_id", ""))})
+            record.event("session", str(message.data.get("session_id", "")))
         elif isinstance(message, sdk.AssistantMessage):
             # One model reply arrives as one message per content block: one turn, by its id.
             # A failed call (error set) is no reply; a subagent's replies aren't the session's.
@@ -238,7 +250,7 @@ class ClaudeRunner:
                 replies.setdefault(key, len(replies) + 1)
             for block in message.content:
                 if isinstance(block, sdk.TextBlock):
-                    note("model", block.text)
+                    record.model(block.text)
                 elif isinstance(block, sdk.ToolUseBlock):
                     commands[block.id] = (block.name, block.input)
                     if message.message_id in replies:
@@ -255,12 +267,8 @@ class ClaudeRunner:
                         if name == "Bash"
                         else f"{name} {json.dumps(arguments)[:300]}"
                     )
-                    note(
-                        "command",
-                        str(shown),
-                        tool=name,
-                        output=str(content),
-                        exit=1 if block.is_error else 0,
+                    record.command(
+                        str(shown), exit=1 if block.is_error else 0, output=str(content), tool=name
                     )
         elif isinstance(message, sdk.ResultMessage):
             usage = message.usage or {}

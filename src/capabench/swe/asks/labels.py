@@ -16,6 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from capabench.swe.records import EventKind
+
 FIELDS = ("run_id", "index", "instance_id", "condition", "model", "runner", "edited",
           "stored_version", "stored_asked", "categories", "text", "label", "class")  # fmt: skip
 _YES = {"ask", "asked", "yes", "y", "true", "1"}
@@ -26,7 +28,7 @@ def harvest(store) -> list[dict]:
     """One row per stored final message (events of kind "final"), in run order."""
     rows = []
     for summary in store.summaries():
-        finals = [e for e in store.events(summary.run_id) if e.get("kind") == "final"]
+        finals = [e for e in store.events(summary.run_id) if e.get("kind") == EventKind.FINAL]
         for index, event in enumerate(finals):
             detection = event.get("detection") or {}
             rows.append({"run_id": summary.run_id, "index": index, "instance_id": summary.instance_id,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 from capabench.models import ChatModel, InfraError, Message
-from capabench.swe.ask_detection import classifier
-from capabench.swe.ask_record import Detection
+from capabench.swe.asks.detection import classifier
+from capabench.swe.asks.verdict import Detection
 
 RUBRIC = """You are labelling the final message of a coding agent's turn: did the agent stop to ASK its user?
 

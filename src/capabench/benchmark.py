@@ -1,18 +1,38 @@
-"""Benchmark directories: write, read, and the cached default benchmark."""
+"""The built benchmark: its record, its directory (write, read, verify) and where the default
+one is cached. Low in the house on purpose: whatever plays, studies or serves sessions reads
+a benchmark through here, and only `capabench.build` knows how one is made."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from capabench.build.builder import Benchmark, Progress, build
-from capabench.judge.sandbox import SandboxPool
 from capabench.paths import cache_dir, file_in_the_way
 from capabench.records import Cell, Manifest, Session, User
+
+# The module whose imports, followed to the end, are everything that shapes a built benchmark.
+BUILD_ENTRY = "capabench.build.builder"
+
+
+@dataclass
+class Benchmark:
+    manifest: Manifest
+    cells: list[Cell]
+    users: list[User]
+    sessions: list[Session]
+
+    def session(self, session_id: str) -> Session:
+        for s in self.sessions:
+            if s.id == session_id:
+                return s
+        raise KeyError(session_id)
+
 
 FILES = ("cells.jsonl", "users.jsonl", "sessions-history.jsonl", "sessions-heldout.jsonl")
 
@@ -124,33 +144,65 @@ def load_benchmark(path: str | Path, *, verify: bool = True) -> Benchmark:
     return Benchmark(manifest, rows("cells.jsonl", Cell), rows("users.jsonl", User), sessions)
 
 
-def _source_fingerprint() -> str:
-    """Changes whenever code that shapes the benchmark changes: the cache key."""
-    root = Path(__file__).resolve().parents[1]
+def build_sources(root: Path | None = None) -> list[Path]:
+    """Every file the build depends on: the modules `BUILD_ENTRY` imports, followed to the end
+    (function-level imports too), and everything else inside their packages (data, the code
+    the judge runs inside its sandbox), the top package's own siblings aside. `root`: the
+    directory holding the `capabench` package (default: this one's)."""
+    root = root or Path(__file__).resolve().parents[1]
+    seen: set[str] = set()
+    todo = [BUILD_ENTRY]
+    while todo:
+        name = todo.pop()
+        path = _module_file(root, name)
+        if name in seen or path is None:
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                todo += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                todo += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(2, len(parts))]  # the packages above it
+    files = {_module_file(root, n) for n in seen}
+    for name in seen:
+        package = root.joinpath(*name.split("."))
+        if name != "capabench" and (package / "__init__.py").is_file():
+            files |= {p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return sorted(f for f in files if f is not None)
+
+
+def _module_file(root: Path, name: str) -> Path | None:
+    if name != "capabench" and not name.startswith("capabench."):
+        return None
+    base = root.joinpath(*name.split("."))
+    for path in (base / "__init__.py", base.with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+def source_fingerprint(root: Path | None = None) -> str:
+    """Changes whenever a file the build depends on changes: the default benchmark's cache key."""
+    root = root or Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for sub in (
-        "build",
-        "conventions",
-        "simulate",
-        "profiles.py",
-        "records.py",
-        "judge/capa_inside",
-    ):
-        target = root / sub
-        for file in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
-            digest.update(file.read_bytes())
+    for path in build_sources(root):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
 def default_benchmark_path(seed: int = 0) -> Path:
-    return cache_dir() / "benchmarks" / f"capa-seed{seed}-{_source_fingerprint()}"
+    return cache_dir() / "benchmarks" / f"capa-seed{seed}-{source_fingerprint()}"
 
 
-def default_benchmark(
-    seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None
-) -> Benchmark:
-    """The benchmark for `seed`, built on first use and cached by source fingerprint."""
+def cached_default(seed: int = 0) -> Benchmark:
+    """The default benchmark for `seed` as cached by an earlier build (`capabench build`, or
+    any `capabench run` without --benchmark, builds it)."""
     path = default_benchmark_path(seed)
     if not (path / "manifest.json").is_file():
-        write_benchmark(build(seed, pool=pool, progress=progress), path)
+        raise BenchmarkDirError(
+            f"the default benchmark (seed {seed}) is not built yet: `capabench build --out DIR` and "
+            "pass DIR, or let any `capabench run` build it first"
+        )
     return load_benchmark(path)

@@ -1,6 +1,5 @@
-"""Grading a captured patch, apart from the run that made it: the local grader (a fresh
-checkout at the base commit, the agent's source edits, the instance's tests, the repository's
-test command in a sandbox) and the rules every grader shares."""
+"""The local grader: a fresh checkout at the base commit, the agent's source edits, the
+instance's tests, the repository's test command (pytest with this interpreter) in a sandbox."""
 
 from __future__ import annotations
 
@@ -12,75 +11,11 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel
-
-from capabench.swe.records import Instance, patch_files
-from capabench.swe.workspace import apply_patch, checkout, limits, sandboxed
-
-Status = Literal["scored", "error", "timeout", "not_evaluated"]
-GRADER_VERSION = "local-1"
-
-
-class Grade(BaseModel):
-    """A judgement about a patch; `resolved` is None unless `status` is scored."""
-
-    status: Status
-    resolved: bool | None = None
-    tests: dict[str, str] = {}  # test id -> passed | failed | error | skipped | missing
-    localization_hit: bool | None = None
-    source_files: tuple[str, ...] = ()
-    stripped_test_files: tuple[str, ...] = ()
-    detail: str = ""
-    grader: str = GRADER_VERSION
-    isolation: str = ""
-    duration_s: float = 0.0
-
-
-def is_test_file(path: str) -> bool:
-    """Test files by the conventions pytest and SWE-bench repositories use."""
-    parts = Path(path).parts
-    name = parts[-1] if parts else ""
-    return (
-        any(p in ("tests", "test", "testing") for p in parts[:-1])
-        or name.startswith("test_")
-        or name.endswith(("_test.py", "_tests.py"))
-        or name == "conftest.py"
-    )
-
-
-def split_patch(patch: str) -> tuple[str, list[str], list[str]]:
-    """(the patch without its test-file sections, source files, stripped test files)."""
-    sections, current = [], []
-    for line in patch.splitlines(keepends=True):
-        if line.startswith("diff --git ") and current:
-            sections.append("".join(current))
-            current = []
-        current.append(line)
-    if current:
-        sections.append("".join(current))
-    kept, sources, tests = [], [], []
-    for section in sections:
-        files = patch_files(section)
-        if files and is_test_file(files[0]):
-            tests.append(files[0])
-        else:
-            kept.append(section)
-            sources.extend(files)
-    return "".join(kept), sources, tests
-
-
-def graded_part(instance: Instance, patch: str) -> tuple[str, dict]:
-    """(the patch a grader applies: test files stripped, the fields every grade carries:
-    source and stripped files, localization against the gold patch's files)."""
-    source_patch, sources, stripped = split_patch(patch)
-    common = {
-        "source_files": tuple(sources),
-        "stripped_test_files": tuple(stripped),
-        "localization_hit": bool(set(instance.gold_files()) & set(sources)) if sources else False,
-    }
-    return source_patch, common
+from capabench.swe.git import apply_patch, checkout
+from capabench.swe.grading.grade import Grade, graded_part
+from capabench.swe.records import Instance
+from capabench.swe.sandbox import limits, sandboxed
 
 
 def grade_locally(instance: Instance, patch: str, repo: Path, *, timeout_s: float = 300.0) -> Grade:

@@ -21,8 +21,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TypeVar
 
-from capabench.swe.grade import Grade, graded_part
-from capabench.swe.harness_images import DEFAULT_BASE_IMAGE
+from capabench.swe.grading.grade import Grade, graded_part
+from capabench.swe.grading.harness_images import DEFAULT_BASE_IMAGE
 from capabench.swe.records import Instance
 
 T = TypeVar("T")

@@ -1,0 +1,17 @@
+"""The default benchmark: built on first use and cached under its source fingerprint."""
+
+from __future__ import annotations
+
+from capabench.benchmark import Benchmark, default_benchmark_path, load_benchmark, write_benchmark
+from capabench.build.builder import Progress, build
+from capabench.judge.sandbox import SandboxPool
+
+
+def default_benchmark(
+    seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None
+) -> Benchmark:
+    """The benchmark for `seed`, built on first use and cached by source fingerprint."""
+    path = default_benchmark_path(seed)
+    if not (path / "manifest.json").is_file():
+        write_benchmark(build(seed, pool=pool, progress=progress), path)
+    return load_benchmark(path)

@@ -1,0 +1,278 @@
+"""`capabench swe list | batch | preflight | evaluate`: the dataset, sessions into the run
+store (each model's runner from swe.agents' registry), and grading them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from capabench.cli_errors import console, fail
+from capabench.cli_swe.app import (
+    DEFAULT_RUNS,
+    BaseOpt,
+    ConditionOpt,
+    DatasetOpt,
+    ModelOpt,
+    ReposOpt,
+    RunsOpt,
+    load_dataset,
+    out,
+    parse_conditions,
+)
+from capabench.cli_swe.asks import ask_judge
+from capabench.swe.grading.harness_images import DEFAULT_BASE_IMAGE
+
+
+def _runner(
+    model: str,
+    base_url: str | None,
+    api_key: str | None,
+    context: int | None,
+    max_tokens: int,
+    *,
+    preflight: bool = False,
+    **options,
+):
+    """The runner registered for `model` (swe.agents.registry), built with the run's options
+    (swe.agents.RunnerOptions): the CLI sets nothing on it afterwards."""
+    from capabench.models import ModelOptions
+    from capabench.paths import cache_dir
+    from capabench.swe.agents import RunnerOptions, make_runner
+
+    chat = ModelOptions(
+        base_url=base_url,
+        api_key=api_key,
+        context=context,
+        max_tokens=max_tokens,
+        cache=str(cache_dir() / "responses.sqlite"),
+    )
+    try:
+        return make_runner(model, RunnerOptions(model=chat, **options), preflight=preflight)
+    except (ValueError, OSError) as exc:
+        raise fail(str(exc)) from None
+
+
+StepsOpt = Annotated[
+    int | None,
+    typer.Option("--steps", min=1, help="the turn budget, every arm: model replies per session (default: 30 for the built-in agent, 150 for Codex and Claude)"),
+]  # fmt: skip
+TimeLimitOpt = Annotated[
+    float, typer.Option("--time-limit", min=1, help="the wall-time budget of a session, every arm, in seconds")
+]  # fmt: skip
+SandboxOpt = Annotated[
+    bool,
+    typer.Option("--sandbox/--no-sandbox",
+                 help="run the agent and its commands inside bubblewrap (default; fails where it doesn't work); --no-sandbox runs them on the host (recorded per run)"),
+]  # fmt: skip
+SystemPromptOpt = Annotated[
+    str,
+    typer.Option("--claude-system-prompt", help="the Claude arm's system prompt: preset (Claude Code's own) or bare (the SDK's one line)"),
+]  # fmt: skip
+StructuredOpt = Annotated[
+    bool | None,
+    typer.Option("--structured-actions/--free-actions",
+                 help="built-in agent: decode each action as a JSON object under a schema (default: on for local models)"),
+]  # fmt: skip
+
+
+def _summary_row(table: Table, s) -> None:
+    asked = f"yes ({len(s.asks)})" if s.asked else "no"
+    table.add_row(
+        s.instance_id, s.condition, s.model, s.stop_reason, asked, str(s.turns), str(s.patch_bytes)
+    )
+
+
+def _runs_table(summaries) -> Table:
+    table = Table("instance", "condition", "model", "stop", "asked", "turns", "patch bytes")
+    for s in summaries:
+        _summary_row(table, s)
+    return table
+
+
+def list_cmd(dataset: DatasetOpt = None, base: BaseOpt = None,
+             limit: Annotated[int, typer.Option("--limit", min=1, help="rows to show")] = 50) -> None:  # fmt: skip
+    """The dataset's instances."""
+    rows = [(i.instance_id, i.repo, i.difficulty, str(len(i.fail_to_pass)), str(len(i.pass_to_pass)),
+             " ".join(i.problem_statement.split())) for i in load_dataset(dataset, base)[:limit]]  # fmt: skip
+    names = ("instance", "repo", "difficulty", "F2P", "P2P")
+    widths = [max(len(name), *(len(r[k]) for r in rows)) for k, name in enumerate(names)]
+    room = max(16, out.width - sum(widths) - 3 * len(names) - 4)  # the issue gets what is left
+    table = Table(*names, "ambiguous issue")
+    for row in rows:
+        issue = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
+        table.add_row(*row[:-1], issue)
+    out.print(table)
+
+
+def batch_cmd(
+    model: ModelOpt,
+    condition: ConditionOpt = "both",
+    count: Annotated[int | None, typer.Option("--count", min=1, help="instances (default: all)")] = None,
+    instance: Annotated[list[str] | None, typer.Option("--instance", help="only these (repeat)")] = None,
+    dataset: DatasetOpt = None,
+    base: BaseOpt = None,
+    runs: RunsOpt = DEFAULT_RUNS,
+    repos: ReposOpt = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
+    context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context")] = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
+    steps: StepsOpt = None,
+    skip_preflight: Annotated[bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")] = False,
+    structured: StructuredOpt = None,
+    time_limit: TimeLimitOpt = 3600.0,
+    sandbox: SandboxOpt = True,
+    system_prompt: SystemPromptOpt = "preset",
+    judge_model: Annotated[str | None, typer.Option("--ask-judge-model", help="Codex arm: an LLM judge (model spec) of each final message, recorded beside the classifier's verdict")] = None,
+    judge_decides: Annotated[bool, typer.Option("--ask-judge-decides", help="with --ask-judge-model: the judge's verdict decides whether the agent asked")] = False,
+) -> None:  # fmt: skip
+    """Sessions for the next incomplete instances, one at a time; rerunning resumes. A
+    preflight canary first certifies that the model's ask channel works."""
+    from capabench.swe.agents import registration
+    from capabench.swe.batch import batch, pending
+    from capabench.swe.preflight import PreflightFailed, preflight
+    from capabench.swe.store import SweStore
+
+    instances = load_dataset(dataset, base)
+    if instance:
+        unknown = set(instance) - {i.instance_id for i in instances}
+        if unknown:
+            raise fail(f"not in the dataset: {', '.join(sorted(unknown))}")
+        instances = [i for i in instances if i.instance_id in instance]
+    conditions = parse_conditions(condition)
+    store = SweStore(runs)
+    if judge_decides and not judge_model:
+        raise fail("--ask-judge-decides needs --ask-judge-model")
+    if judge_model and "ask_judge" not in registration(model).takes:
+        raise fail(
+            "--ask-judge-model applies to the Codex arm (gpt-*/codex-*), whose asks are final messages"
+        )
+    judge = ask_judge(judge_model, None) if judge_model else None
+    runner = _runner(
+        model,
+        base_url,
+        api_key,
+        context,
+        max_tokens,
+        turns=steps,
+        wall_s=time_limit,
+        structured=structured,
+        sandbox=sandbox,
+        system_prompt=system_prompt,
+        ask_judge=judge,
+        judge_decides=judge_decides,
+    )
+    todo = pending(instances, conditions, model, store, count)
+    if todo and not skip_preflight:
+        try:
+            outcome = preflight(runner, model)
+        except PreflightFailed as exc:
+            # A finding about the model, not a harness fault: recorded, shown, exit 0.
+            store.save_preflight(model, {"model": model, "passed": False, "finding": str(exc)})
+            console.print(
+                f"[yellow]finding:[/] preflight: {escape(str(exc))}. {escape(model)}'s ask channel could not be "
+                "certified, so its batch was not run (it would measure harness breakage, not asking); "
+                "--skip-preflight runs it anyway",
+                soft_wrap=True,
+            )
+            return
+        store.save_preflight(
+            model,
+            {"model": model, "passed": True, "asks": len(outcome.asks), "turns": outcome.turns},
+        )
+        console.print(
+            f"preflight: {model}'s ask channel was observed, answered and the session went on"
+        )
+    console.print(f"{len(todo)} session(s) to run for {model}; store: {runs}")
+    done = batch(instances, conditions, model, runner, store, count=count, repos=repos,
+                 progress=lambda s: console.print(f"  {s.instance_id} {s.condition}: {s.stop_reason}, "
+                                                  f"asked={s.asked}, {s.turns} turns"))  # fmt: skip
+    out.print(_runs_table(done))
+
+
+def evaluate_cmd(
+    dataset: DatasetOpt = None,
+    base: BaseOpt = None,
+    runs: RunsOpt = DEFAULT_RUNS,
+    repos: ReposOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="regrade graded runs")] = False,
+    eval_timeout: Annotated[float | None, typer.Option("--eval-timeout", min=1, help="seconds per graded test run (default 300 local, 1800 harness)")] = None,
+    grader: Annotated[str, typer.Option("--grader", help="auto, local or swebench (the official harness, Docker)")] = "auto",
+    swebench_dataset: Annotated[str | None, typer.Option("--swebench-dataset", help="the harness's dataset (HF name or file)")] = None,
+    split: Annotated[str, typer.Option("--split", help="the harness dataset's split")] = "test",
+    max_workers: Annotated[int, typer.Option("--max-workers", min=1, help="harness containers at once")] = 4,
+    base_image: Annotated[str, typer.Option("--base-image", help="for harness images of local repositories")] = DEFAULT_BASE_IMAGE,
+) -> None:  # fmt: skip
+    """Grade stored patches (runs are never re-run). `auto`: the local grader when every
+    instance has a local repository (the bundled ones, or --repos), else the official
+    SWE-bench harness, which needs a Docker engine."""
+    from capabench.swe.evaluate import evaluate
+    from capabench.swe.grading.harness import HarnessOptions, HarnessUnavailable
+    from capabench.swe.store import SweStore
+
+    if grader not in ("auto", "local", "swebench"):
+        raise fail(f"--grader must be auto, local or swebench, not {grader!r}")
+    store = SweStore(runs)
+    instances = load_dataset(dataset, base)
+    options = HarnessOptions(dataset=swebench_dataset, split=split, max_workers=max_workers,
+                             base_image=base_image, log=console.print)  # fmt: skip
+    try:
+        grades = evaluate(instances, store, force=force, repos=repos, timeout_s=eval_timeout,
+                          grader=grader, harness=options,  # type: ignore[arg-type]
+                          progress=lambda r, g: console.print(
+                              f"  {r}: {g.status}, resolved={g.resolved}{(' (' + g.detail + ')') if g.detail else ''}",
+                              highlight=False, soft_wrap=True))  # fmt: skip
+    except (FileNotFoundError, HarnessUnavailable) as exc:  # a missing repository or engine
+        raise fail(str(exc)) from None
+    by_arm: dict[tuple[str, str], list] = {}
+    for summary in store.summaries():
+        if summary.run_id in grades:
+            by_arm.setdefault((summary.model, summary.condition), []).append(grades[summary.run_id])
+    table = Table("model", "condition", "graded", "resolved", "localized", "error", "timeout")
+    for (model, cond), gs in sorted(by_arm.items()):
+        table.add_row(model, cond, str(len(gs)), str(sum(bool(g.resolved) for g in gs)),
+                      str(sum(bool(g.localization_hit) for g in gs)),
+                      str(sum(g.status == "error" for g in gs)), str(sum(g.status == "timeout" for g in gs)))  # fmt: skip
+    out.print(table)
+    out.print(f"graded {len(grades)} run(s); grades in {store.root / 'evaluations'}")
+
+
+def preflight_cmd(
+    model: ModelOpt,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
+    context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context window")] = None,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
+    structured: StructuredOpt = None,
+    steps: StepsOpt = None,
+    time_limit: TimeLimitOpt = 3600.0,
+    sandbox: SandboxOpt = True,
+    system_prompt: SystemPromptOpt = "preset",
+) -> None:  # fmt: skip
+    """Certify a model's ask channel with one forced ask round-trip (exit 1 if it fails)."""
+    from capabench.swe.preflight import PreflightFailed, preflight
+
+    runner = _runner(
+        model,
+        base_url,
+        api_key,
+        context,
+        max_tokens,
+        turns=steps,
+        wall_s=time_limit,
+        structured=structured,
+        sandbox=sandbox,
+        system_prompt=system_prompt,
+        preflight=True,
+    )
+    try:
+        outcome = preflight(runner, model)
+    except PreflightFailed as exc:
+        console.print(
+            f"[red]preflight failed:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False
+        )
+        raise typer.Exit(1) from None
+    out.print(f"preflight passed: {len(outcome.asks)} ask(s), {outcome.turns} turns")

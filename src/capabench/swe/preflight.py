@@ -1,0 +1,56 @@
+"""The preflight canary: before a batch, certify that a model's ask channel works, so that a
+batch never measures harness breakage as "did not ask"."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from capabench.swe.agents import AgentRunner
+from capabench.swe.agents.workspace import Workspace
+from capabench.swe.git import git
+from capabench.swe.records import AgentTask, SessionOutcome
+
+PREFLIGHT_PROMPT = (
+    "This is a check of the channel you use to ask the user questions. First ask the user, "
+    "through that channel, what the file notes.txt should say. Then write the answer you get "
+    "into notes.txt and finish."
+)
+
+
+class PreflightFailed(RuntimeError):
+    """The ask channel could not be certified: a batch would measure harness breakage."""
+
+
+def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
+    """A forced ask must be observed and answered, and the session must go on past it."""
+    with tempfile.TemporaryDirectory(prefix="capabench-preflight-") as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        git("init", "--quiet", "--initial-branch=main", cwd=repo)
+        (repo / "README.md").write_text("# preflight\n")
+        git("add", "-A", cwd=repo)
+        git("commit", "--quiet", "-m", "preflight", cwd=repo)
+        commit = git("rev-parse", "HEAD", cwd=repo).strip()
+        # A runner may name its channel (the built-in agent's action): the canary certifies
+        # the harness's ask path, not the model's judgement of when to ask.
+        prompt = " ".join(filter(None, [PREFLIGHT_PROMPT, getattr(runner, "ask_hint", "")]))
+        task = AgentTask(instance_id="preflight", repo="capabench/preflight", base_commit=commit,
+                         condition="full", prompt=prompt, prompt_sha256="")  # fmt: skip
+        with Workspace(repo, commit) as ws:
+            outcome = runner.run(task, ws)
+    answered = [a for a in outcome.asks if a.answer is not None]  # a refused ask certifies nothing
+    if not answered:
+        raise PreflightFailed(f"{model}: no ask was observed and answered ({outcome.stop_reason}"
+                              f"{': ' + outcome.error if outcome.error else ''})")  # fmt: skip
+    # Going on may be asking again until the cap: each answer was delivered and acted on.
+    # Turns are model replies in every arm, so a reply after the ask's is going on.
+    if outcome.turns <= answered[0].turn or outcome.stop_reason not in (
+        "completed",
+        "step_limit",
+        "time_limit",
+        "max_ask_rounds",
+    ):
+        raise PreflightFailed(f"{model}: the session did not continue after the answered ask "
+                              f"({outcome.stop_reason})")  # fmt: skip
+    return outcome

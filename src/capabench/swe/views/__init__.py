@@ -1,0 +1,1 @@
+"""Read-only views of the run store: the HTML dashboard, and locate and sanity (`audit`)."""
