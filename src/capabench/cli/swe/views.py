@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from capabench.cli_errors import fail
-from capabench.cli_swe.app import DEFAULT_RUNS, BaseOpt, DatasetOpt, RunsOpt, load_dataset, out
+from capabench.cli.errors import fail
+from capabench.cli.swe.app import DEFAULT_RUNS, BaseOpt, DatasetOpt, RunsOpt, load_dataset, out
 
 
 def dashboard_cmd(

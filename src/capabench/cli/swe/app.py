@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from capabench.cli_errors import console, fail
+from capabench.cli.errors import console, fail
 
 swe_app = typer.Typer(
     rich_markup_mode=None,  # help texts are plain: "local[/<gguf>]" is not markup

@@ -2,10 +2,10 @@
 commands: runs (list, batch, preflight, evaluate), asks (reclassify, harvest) and views
 (dashboard, locate, sanity)."""
 
-from capabench.cli_swe.app import swe_app
-from capabench.cli_swe.asks import harvest_cmd, reclassify_cmd
-from capabench.cli_swe.runs import batch_cmd, evaluate_cmd, list_cmd, preflight_cmd
-from capabench.cli_swe.views import dashboard_cmd, locate_cmd, sanity_cmd
+from capabench.cli.swe.app import swe_app
+from capabench.cli.swe.asks import harvest_cmd, reclassify_cmd
+from capabench.cli.swe.runs import batch_cmd, evaluate_cmd, list_cmd, preflight_cmd
+from capabench.cli.swe.views import dashboard_cmd, locate_cmd, sanity_cmd
 
 # In the order `capabench swe --help` lists them.
 for _name, _command in (

@@ -9,8 +9,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from capabench.cli_errors import console, fail
-from capabench.cli_swe.app import (
+from capabench.cli.errors import console, fail
+from capabench.cli.options import ApiKeyOpt, BaseUrlOpt, ContextOpt, MaxTokensOpt
+from capabench.cli.swe.app import (
     DEFAULT_RUNS,
     BaseOpt,
     ConditionOpt,
@@ -22,8 +23,11 @@ from capabench.cli_swe.app import (
     out,
     parse_conditions,
 )
-from capabench.cli_swe.asks import ask_judge
+from capabench.cli.swe.asks import ask_judge
 from capabench.swe.grading.harness_images import DEFAULT_BASE_IMAGE
+
+# An agent's reply is one action or a short message, not a whole solution as in `capabench run`.
+AGENT_MAX_TOKENS = 1024
 
 
 def _runner(
@@ -116,10 +120,10 @@ def batch_cmd(
     base: BaseOpt = None,
     runs: RunsOpt = DEFAULT_RUNS,
     repos: ReposOpt = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
-    context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context")] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
+    base_url: BaseUrlOpt = None,
+    api_key: ApiKeyOpt = None,
+    context: ContextOpt = None,
+    max_tokens: MaxTokensOpt = AGENT_MAX_TOKENS,
     steps: StepsOpt = None,
     skip_preflight: Annotated[bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")] = False,
     structured: StructuredOpt = None,
@@ -242,10 +246,10 @@ def evaluate_cmd(
 
 def preflight_cmd(
     model: ModelOpt,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="an OpenAI-compatible server (or the SDK's endpoint)")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="default: the provider's environment variable")] = None,
-    context: Annotated[int | None, typer.Option("--context", min=512, help="a local model's context window")] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per model reply")] = 1024,
+    base_url: BaseUrlOpt = None,
+    api_key: ApiKeyOpt = None,
+    context: ContextOpt = None,
+    max_tokens: MaxTokensOpt = AGENT_MAX_TOKENS,
     structured: StructuredOpt = None,
     steps: StepsOpt = None,
     time_limit: TimeLimitOpt = 3600.0,

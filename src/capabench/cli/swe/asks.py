@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from capabench.cli_errors import fail
-from capabench.cli_swe.app import DEFAULT_RUNS, RunsOpt, out
+from capabench.cli.errors import fail
+from capabench.cli.swe.app import DEFAULT_RUNS, RunsOpt, out
 
 
 def reclassify_cmd(

@@ -1,0 +1,3 @@
+from capabench.cli import main
+
+main()

@@ -1,0 +1,71 @@
+"""The shape of the house: no import circle (function-level imports included), nothing that
+plays, remembers or serves sessions imports how a benchmark is built, and no module too long
+to read (data aside)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+DATA_MODULES = {"capabench/swe/data/bundled_repos.py"}  # the bundled dataset's sources, as text
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in (SRC / "capabench").rglob("*.py"):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The capabench modules a file imports anywhere in it."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return {n for n in names if n in modules}
+
+
+def test_no_import_circle():
+    modules = _modules()
+    graph = {m: _imports(p, modules) - {m} for m, p in modules.items()}
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                raise AssertionError(
+                    "import circle: " + " -> ".join([*path[path.index(target):], target])
+                )
+            if target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_what_plays_sessions_does_not_import_the_construction():
+    modules = _modules()
+    players = [
+        m
+        for m in modules
+        if m == "capabench.runner" or m.startswith(("capabench.history", "capabench.testing"))
+    ]
+    offenders = {m: sorted(t for t in _imports(modules[m], modules) if t.startswith("capabench.build"))
+                 for m in players}  # fmt: skip
+    assert not {m: t for m, t in offenders.items() if t}
+
+
+def test_no_module_is_too_long_to_read():
+    long = {str(p.relative_to(SRC)): n for p in (SRC / "capabench").rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 400}  # fmt: skip
+    assert set(long) <= DATA_MODULES, long
