@@ -226,8 +226,25 @@ def test_there_are_at_least_forty_cases():
 
 
 def test_a_run_of_only_infrastructure_errors_says_so_and_fails(world, tmp_path):
-    out = CliRunner().invoke(app, ["run", "--model", "openai/any", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "none",
-                                   "--limit", "1", "--conditions", "none", "--run-dir", str(tmp_path / "dead"), "--no-cache"])  # fmt: skip
+    out = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "openai/any",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--api-key",
+            "none",
+            "--limit",
+            "1",
+            "--conditions",
+            "none",
+            "--run-dir",
+            str(tmp_path / "dead"),
+            "--no-cache",
+        ],
+    )
     assert out.exit_code != 0
     assert "nothing was measured" in out.output and "http://127.0.0.1:9/v1" in out.output
     report = CliRunner().invoke(

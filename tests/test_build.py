@@ -229,10 +229,17 @@ def test_the_cache_key_follows_every_module_the_build_depends_on(tmp_path):
         src / "capabench", copy / "capabench", ignore=shutil.ignore_patterns("__pycache__")
     )
     sources = {p.relative_to(copy).as_posix() for p in build_sources(copy)}
-    for needed in ("capabench/judge/extract.py", "capabench/tasks/humaneval.py", "capabench/build/dialogue.py",
-                   "capabench/judge/capa_inside/checker.py", "capabench/conventions/families/naming.py"):  # fmt: skip
+    for needed in (
+        "capabench/judge/extract.py",
+        "capabench/tasks/humaneval.py",
+        "capabench/build/dialogue.py",
+        "capabench/judge/capa_inside/checker.py",
+        "capabench/conventions/families/naming.py",
+    ):
         assert needed in sources
-    assert not {"capabench/report/render.py", "capabench/cli/run.py", "capabench/runner.py"} & sources
+    assert (
+        not {"capabench/report/render.py", "capabench/cli/run.py", "capabench/runner.py"} & sources
+    )
     before = source_fingerprint(copy)
     assert before == source_fingerprint(src)
     for changed in ("judge/extract.py", "tasks/humaneval.py"):

@@ -72,11 +72,21 @@ def test_judge_usage_errors(tmp_path):
 
 def test_tasks_verify_reports_broken_references(tmp_path):
     rows = [
-        {"task_id": "t/ok", "prompt": "def sq(x):\n", "entry_point": "sq",
-         "canonical_solution": "    return x * x\n", "test": TESTS},
-        {"task_id": "t/broken", "prompt": "def sq(x):\n", "entry_point": "sq",
-         "canonical_solution": "    return x + x\n", "test": TESTS},
-    ]  # fmt: skip
+        {
+            "task_id": "t/ok",
+            "prompt": "def sq(x):\n",
+            "entry_point": "sq",
+            "canonical_solution": "    return x * x\n",
+            "test": TESTS,
+        },
+        {
+            "task_id": "t/broken",
+            "prompt": "def sq(x):\n",
+            "entry_point": "sq",
+            "canonical_solution": "    return x + x\n",
+            "test": TESTS,
+        },
+    ]
     path = tmp_path / "tasks.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows))
     result = runner.invoke(app, ["tasks", "verify", "--source", str(path)])

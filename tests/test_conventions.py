@@ -37,8 +37,13 @@ def test_only_property_checks_are_left_out():
     assert {k: v for k, v in reasons.items() if v} == {
         "HumanEval/32": "property check: `solution = candidate(copy.deepcopy(coeffs))` admits several outputs"
     }
-    order_free = Task(id="x", prompt="def f(x):\n", entry_point="f", reference_solution="    return [x]\n",
-                      test="def check(candidate):\n    assert sorted(candidate(1)) == [1]\n")  # fmt: skip
+    order_free = Task(
+        id="x",
+        prompt="def f(x):\n",
+        entry_point="f",
+        reference_solution="    return [x]\n",
+        test="def check(candidate):\n    assert sorted(candidate(1)) == [1]\n",
+    )
     assert "admits several outputs" in exclusion_reason(order_free)
 
 

@@ -126,8 +126,12 @@ def test_parse_gate_reads_the_json_and_distrusts_anything_else():
         '"Log to stderr."], "unresolved": []}',
         5,
     )
-    assert good == {"decision": "sufficient", "session": 1,
-                    "evidence": ["Return a list.", "Log to stderr."], "unresolved": []}  # fmt: skip
+    assert good == {
+        "decision": "sufficient",
+        "session": 1,
+        "evidence": ["Return a list.", "Log to stderr."],
+        "unresolved": [],
+    }
     out_of_range = '{"decision": "sufficient", "session": 9, "evidence": ["x"]}'
     assert parse_gate(out_of_range, 5)["decision"] == "insufficient"
     no_evidence = '{"decision": "sufficient", "session": 1, "evidence": []}'
@@ -137,8 +141,11 @@ def test_parse_gate_reads_the_json_and_distrusts_anything_else():
         is None
     )
     assert parse_gate("I think the user likes lists.", 5) == {
-        "decision": "insufficient", "session": None, "evidence": [], "unresolved": []
-    }  # fmt: skip
+        "decision": "insufficient",
+        "session": None,
+        "evidence": [],
+        "unresolved": [],
+    }
 
 
 def test_llm_gate_highlights_the_session_it_names_or_passes_on_its_guidance(built):

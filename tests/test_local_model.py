@@ -43,9 +43,15 @@ def test_json_mode_gives_parseable_json_through_the_served_endpoint(local):
     with serve_model(local) as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
         answer = client.chat.completions.create(
-            model="local", response_format={"type": "json_object"},
-            messages=[{"role": "user", "content": "Give a JSON object with keys name and age for Ada, 36."}],
-        )  # fmt: skip
+            model="local",
+            response_format={"type": "json_object"},
+            messages=[
+                {
+                    "role": "user",
+                    "content": "Give a JSON object with keys name and age for Ada, 36.",
+                }
+            ],
+        )
     assert isinstance(json.loads(answer.choices[0].message.content), dict)
 
 
@@ -90,11 +96,16 @@ def test_mem0_builds_memories_with_the_embedded_model_served_locally():
             calls.append(json_object)
             return model.complete(messages, json_object=json_object)
 
-    turns = [SimpleNamespace(role="user", text="Write a function that lists the files in a folder."),
-             SimpleNamespace(role="assistant", text="Should the result be sorted?"),
-             SimpleNamespace(role="user", text="Yes: I always want results as a sorted list.")]  # fmt: skip
-    env = SimpleNamespace(settings={"embedder": "hashing"}, need_model=lambda name: Counting(),
-                          history_of=lambda session: [SimpleNamespace(trace=turns)])  # fmt: skip
+    turns = [
+        SimpleNamespace(role="user", text="Write a function that lists the files in a folder."),
+        SimpleNamespace(role="assistant", text="Should the result be sorted?"),
+        SimpleNamespace(role="user", text="Yes: I always want results as a sorted list."),
+    ]
+    env = SimpleNamespace(
+        settings={"embedder": "hashing"},
+        need_model=lambda name: Counting(),
+        history_of=lambda session: [SimpleNamespace(trace=turns)],
+    )
     mem0 = Mem0(env)
     context = mem0.context(SimpleNamespace(cell=7, request="List the users in a group."))
     assert calls and all(calls)  # mem0's extraction went through the model, in JSON mode

@@ -22,15 +22,36 @@ def run(
     status="completed",
     tokens=(10, 5),
 ):
-    return SessionRun(key=f"{session}|{cond}|{epoch}", session_id=session, condition=cond, epoch=epoch, model="m",
-                      status=status, solved_turn=solved, asks=asks, first_move=first, needless_asks=needless,
-                      input_tokens=tokens[0], output_tokens=tokens[1], cost_usd=0.001, cell=0, profile_id="p",
-                      mechanisms=M, task_id="t", turns=(Turn(role="user", text="r"),))  # fmt: skip
+    return SessionRun(
+        key=f"{session}|{cond}|{epoch}",
+        session_id=session,
+        condition=cond,
+        epoch=epoch,
+        model="m",
+        status=status,
+        solved_turn=solved,
+        asks=asks,
+        first_move=first,
+        needless_asks=needless,
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        cost_usd=0.001,
+        cell=0,
+        profile_id="p",
+        mechanisms=M,
+        task_id="t",
+        turns=(Turn(role="user", text="r"),),
+    )
 
 
 def test_summary_definitions():
-    results = [run("a", 1), run("b", 3, asks=1, first="ask"), run("c", None, asks=2, first="ask", needless=1),
-               run("d", None, first="submit"), run("e", status="infra_error")]  # fmt: skip
+    results = [
+        run("a", 1),
+        run("b", 3, asks=1, first="ask"),
+        run("c", None, asks=2, first="ask", needless=1),
+        run("d", None, first="submit"),
+        run("e", status="infra_error"),
+    ]
     s = summarize(results)
     assert s.n == 4 and s.infra_errors == 1
     assert s.es == 0.5 and s.ft_es == 0.25

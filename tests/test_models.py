@@ -153,8 +153,11 @@ def test_anthropic_client_against_a_local_server(fault):
     with FakeOpenAI(lambda messages: f"{messages[0]['role']}: {messages[0]['content']}") as server:
         if fault:
             server.faults.append(fault)
-        options = ModelOptions(base_url=server.base_url.removesuffix("/v1"), timeout_s=2.0,
-                               retry=RetryPolicy(attempts=3, base_s=0.01, cap_s=0.02, sleep=sleeps.append))  # fmt: skip
+        options = ModelOptions(
+            base_url=server.base_url.removesuffix("/v1"),
+            timeout_s=2.0,
+            retry=RetryPolicy(attempts=3, base_s=0.01, cap_s=0.02, sleep=sleeps.append),
+        )
         completion = make_model("anthropic/fake-claude", options).complete(HELLO)
     assert completion.text == "system: be brief" and completion.model == "anthropic/fake-claude"
     assert completion.input_tokens == 4 and len(sleeps) == (1 if fault else 0)

@@ -42,13 +42,31 @@ def test_the_main_jobs_pipeline_runs_end_to_end(built, tmp_path):
     if not default_benchmark_path(0).exists():
         write_benchmark(bench, default_benchmark_path(0))
     references = {s.request: s.reference for s in bench.sessions}
-    env = {**os.environ, "RUNS": str(tmp_path / "runs"), "REPORT": str(tmp_path / "report"), "POLICY_LIMIT": "10",
-           "MODEL_LIMIT": "2", "SWE_COUNT": "1", "CAPABENCH": str(Path(sys.executable).parent / "capabench")}  # fmt: skip
+    env = {
+        **os.environ,
+        "RUNS": str(tmp_path / "runs"),
+        "REPORT": str(tmp_path / "report"),
+        "POLICY_LIMIT": "10",
+        "MODEL_LIMIT": "2",
+        "SWE_COUNT": "1",
+        "CAPABENCH": str(Path(sys.executable).parent / "capabench"),
+    }
     with FakeOpenAI(_answer(references)) as server:
         done = subprocess.run(
-            ["bash", str(ROOT / "scripts" / "pipeline.sh"), "openai/fake", "--base-url", server.base_url, "--api-key", "none"],
-            env=env, capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
+            [
+                "bash",
+                str(ROOT / "scripts" / "pipeline.sh"),
+                "openai/fake",
+                "--base-url",
+                server.base_url,
+                "--api-key",
+                "none",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = tmp_path / "report"
     assert {"report.html", "report.json", "main.csv", "swe-dashboard.html"} <= {

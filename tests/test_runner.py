@@ -35,8 +35,12 @@ def policy_runs(built, pool, tmp_path_factory):
     bench, _ = built
     out = {}
     for name in ("oracle", "history-reader", "guesser"):
-        runner = Runner(RunConfig(model=f"baseline/{name}", conditions=CONDITIONS, concurrency=3), bench,
-                        tmp_path_factory.mktemp(name), pool=pool)  # fmt: skip
+        runner = Runner(
+            RunConfig(model=f"baseline/{name}", conditions=CONDITIONS, concurrency=3),
+            bench,
+            tmp_path_factory.mktemp(name),
+            pool=pool,
+        )
         out[name] = _summaries(runner.run())
     return out
 
@@ -79,8 +83,12 @@ def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
         # request fails however often it is retried.
         server.faults.extend(["429", "500", "drop", "malformed", "timeout", "500"])
         fail_always = {"on": True}
-        options = ModelOptions(base_url=server.base_url, timeout_s=1.0, concurrency=4,
-                               retry=RetryPolicy(attempts=4, base_s=0.01, cap_s=0.02, sleep=lambda s: None))  # fmt: skip
+        options = ModelOptions(
+            base_url=server.base_url,
+            timeout_s=1.0,
+            concurrency=4,
+            retry=RetryPolicy(attempts=4, base_s=0.01, cap_s=0.02, sleep=lambda s: None),
+        )
         prices = tmp_path / "prices.json"
         prices.write_text(json.dumps({"openai/fake": [1.0, 2.0]}))
         config = RunConfig(
@@ -153,8 +161,20 @@ def test_kill_and_resume_matches_an_uninterrupted_run(built, tmp_path):
             os.environ.pop("CAPABENCH_CACHE")
         else:
             os.environ["CAPABENCH_CACHE"] = saved
-    cli = [sys.executable, "-m", "capabench.cli", "run", "--model", "baseline/history-reader",
-           "--conditions", "none,same-user,shuffled", "--limit", "40", "--concurrency", "2"]  # fmt: skip
+    cli = [
+        sys.executable,
+        "-m",
+        "capabench.cli",
+        "run",
+        "--model",
+        "baseline/history-reader",
+        "--conditions",
+        "none,same-user,shuffled",
+        "--limit",
+        "40",
+        "--concurrency",
+        "2",
+    ]
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     subprocess.run([*cli, "--run-dir", str(whole)], env=env, check=True, capture_output=True)
     cli += ["--processes", "2"]  # the killed run plays in worker processes: same results
@@ -243,8 +263,12 @@ def test_store_refuses_a_different_run_and_reports_render(built, pool, tmp_path)
 )
 def test_html_report_renders_in_headless_chromium(built, pool, tmp_path):
     bench, _ = built
-    Runner(RunConfig(model="baseline/history-reader", conditions=["none", "same-user"], limit=6), bench,
-           tmp_path / "run", pool=pool).run()  # fmt: skip
+    Runner(
+        RunConfig(model="baseline/history-reader", conditions=["none", "same-user"], limit=6),
+        bench,
+        tmp_path / "run",
+        pool=pool,
+    ).run()
     write_report(load_runs([tmp_path / "run"]), tmp_path / "report")
     page = (tmp_path / "report" / "report.html").resolve().as_uri()
     browser = [
@@ -270,8 +294,12 @@ def test_html_report_renders_in_headless_chromium(built, pool, tmp_path):
 
 def test_a_harness_bug_stops_the_run_keeping_what_finished(built, pool, tmp_path, monkeypatch):
     bench, _ = built
-    runner = Runner(RunConfig(model="baseline/oracle", conditions=["none"], limit=40, concurrency=2),
-                    bench, tmp_path, pool=pool)  # fmt: skip
+    runner = Runner(
+        RunConfig(model="baseline/oracle", conditions=["none"], limit=40, concurrency=2),
+        bench,
+        tmp_path,
+        pool=pool,
+    )
     played, play = [], runner.player.play
     bad = runner.jobs()[5][0].id
 

@@ -243,8 +243,10 @@ def test_runs_record_unanswered_questions_and_the_audit_rereads_them(built, pool
     (result,) = Runner(config, bench, tmp_path / "run", pool=pool).run()
     assert result.user_questions == 8
     assert [(q.turn, q.text) for q in result.unanswered][:3] == [
-        (1, "Should I add type hints?"), (3, "Any other requirements?"), (4, "Should I add type hints?"),
-    ]  # fmt: skip
+        (1, "Should I add type hints?"),
+        (3, "Any other requirements?"),
+        (4, "Should I add type hints?"),
+    ]
     assert len(result.unanswered) == 5 and all(q.matcher == "rules" for q in result.unanswered)
     (row,) = condition_rows(load_runs([tmp_path / "run"]))
     assert row["unanswered questions %"] == 62.5

@@ -110,9 +110,19 @@ def test_study_command_prints_the_table_and_writes_csv(built, tmp_path):
     if not default_benchmark_path(0).exists():  # the command loads the cached default benchmark
         write_benchmark(bench, default_benchmark_path(0))
     result = CliRunner().invoke(
-        app, ["study", "identity", "--model", "baseline/history-reader", "--limit", "4", "--runs", str(tmp_path)],
+        app,
+        [
+            "study",
+            "identity",
+            "--model",
+            "baseline/history-reader",
+            "--limit",
+            "4",
+            "--runs",
+            str(tmp_path),
+        ],
         env={"COLUMNS": "200"},
-    )  # fmt: skip
+    )
     assert result.exit_code == 0, result.output
     assert "identity: table3" in result.output and "shuffled" in result.output
     rows = (tmp_path / "studies" / "identity-table3.csv").read_text().splitlines()

@@ -44,12 +44,35 @@ def test_code_inline_code_and_quotes_are_not_prose():
 
 def _store_with_finals(tmp_path, clf):
     store = SweStore(tmp_path / "swe")
-    events = [{"kind": "final", "text": c["text"], "edited": c["edited"],
-               "detection": clf.classify(c["text"], edited=c["edited"]).model_dump()} for c in CORPUS]  # fmt: skip
-    summary = RunSummary(run_id="r1", instance_id="i", condition="ambiguous", model="gpt-x", runner="codex-cli",
-                         runner_version="t", repo="o/r", base_commit="0" * 40, prompt_sha256="0" * 64,
-                         started="2026-01-01T00:00:00", duration_s=1.0, stop_reason="completed", asked=True,
-                         asks=[], turns=len(events), input_tokens=0, output_tokens=0, tools=[])  # fmt: skip
+    events = [
+        {
+            "kind": "final",
+            "text": c["text"],
+            "edited": c["edited"],
+            "detection": clf.classify(c["text"], edited=c["edited"]).model_dump(),
+        }
+        for c in CORPUS
+    ]
+    summary = RunSummary(
+        run_id="r1",
+        instance_id="i",
+        condition="ambiguous",
+        model="gpt-x",
+        runner="codex-cli",
+        runner_version="t",
+        repo="o/r",
+        base_commit="0" * 40,
+        prompt_sha256="0" * 64,
+        started="2026-01-01T00:00:00",
+        duration_s=1.0,
+        stop_reason="completed",
+        asked=True,
+        asks=[],
+        turns=len(events),
+        input_tokens=0,
+        output_tokens=0,
+        tools=[],
+    )
     store.write_once(
         store.path("sessions", "r1") / "events.jsonl", "".join(json.dumps(e) + "\n" for e in events)
     )
@@ -128,12 +151,18 @@ def test_v2_does_not_hear_questions_that_are_not_asks(text):
 
 def test_v2_edit_gate_blocked_edits_ask_finished_ones_do_not():
     """Both sides of the reconsidered gate, on edited turns."""
-    blocked = ("Done so far: added `RetryPolicy` in `retry.go`.\n\nNot done: the backoff cap. "
-               "30s or 5m? Stopping here until you pick.")  # fmt: skip
-    partial = ("I changed the default port to 3000. The Dockerfile still exposes 8080, so the "
-               "container will not work until they match. Should I update it, or revert?")  # fmt: skip
-    finished = ("Fixed: the CSV writer now quotes fields with commas; `go test ./...` passes.\n\n"
-                "Let me know if you'd like the TSV exporter updated the same way.")  # fmt: skip
+    blocked = (
+        "Done so far: added `RetryPolicy` in `retry.go`.\n\nNot done: the backoff cap. "
+        "30s or 5m? Stopping here until you pick."
+    )
+    partial = (
+        "I changed the default port to 3000. The Dockerfile still exposes 8080, so the "
+        "container will not work until they match. Should I update it, or revert?"
+    )
+    finished = (
+        "Fixed: the CSV writer now quotes fields with commas; `go test ./...` passes.\n\n"
+        "Let me know if you'd like the TSV exporter updated the same way."
+    )
     offer = "Done. All 26 tests pass.\n\nWould you like me to also add a changelog entry?"
     optional = "Fixed the CSV quoting; `go test ./...` passes. Should the TSV exporter get the same change?"
     clf = classifier()
@@ -174,8 +203,12 @@ def test_reclassify_by_version_prints_the_verdicts_that_change(tmp_path):
         app, ["swe", "reclassify", "--runs", str(store.root), "--config", "v2"]
     )
     assert result.exit_code == 0, result.output
-    changed = [c for c in CORPUS if V1.classify(c["text"], edited=c["edited"]).asked
-               != classifier().classify(c["text"], edited=c["edited"]).asked]  # fmt: skip
+    changed = [
+        c
+        for c in CORPUS
+        if V1.classify(c["text"], edited=c["edited"]).asked
+        != classifier().classify(c["text"], edited=c["edited"]).asked
+    ]
     assert f"{len(changed)} verdict(s) change" in result.output
     same = CliRunner().invoke(
         app, ["swe", "reclassify", "--runs", str(store.root), "--config", "v1"]

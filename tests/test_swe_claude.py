@@ -21,9 +21,15 @@ from capabench.swe.preflight import preflight
 from capabench.swe.store import SweStore
 from capabench.testing.fake_anthropic import FakeAnthropic, text, tool, tool_results, user_texts
 
-QUESTION = {"question": "Should accented letters be transliterated or kept?", "header": "Accents",
-            "multiSelect": False, "options": [{"label": "Transliterate", "description": "é becomes e"},
-                                              {"label": "Keep", "description": "é stays"}]}  # fmt: skip
+QUESTION = {
+    "question": "Should accented letters be transliterated or kept?",
+    "header": "Accents",
+    "multiSelect": False,
+    "options": [
+        {"label": "Transliterate", "description": "é becomes e"},
+        {"label": "Keep", "description": "é stays"},
+    ],
+}
 
 
 def _script(asks: int = 1):

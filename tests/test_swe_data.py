@@ -40,8 +40,14 @@ def test_bundled_dataset_has_six_libraries_each_with_an_open_decision(bundled):
         assert instance.original_issue not in task.prompt
         for secret in (*instance.fail_to_pass, instance.patch, instance.test_patch):
             assert secret not in task.prompt
-        assert set(task.model_dump()) == {"instance_id", "repo", "base_commit", "condition",
-                                          "prompt", "prompt_sha256"}  # fmt: skip
+        assert set(task.model_dump()) == {
+            "instance_id",
+            "repo",
+            "base_commit",
+            "condition",
+            "prompt",
+            "prompt_sha256",
+        }
         assert instance.task("full").prompt.endswith(instance.original_issue)
 
 
@@ -55,11 +61,21 @@ def test_bundled_build_is_deterministic(bundled, tmp_path):
 def test_two_processes_building_the_dataset_at_once_both_get_it(tmp_path):
     # Each prints the dataset and its folder's inode: one build means one folder, never
     # replaced under the other process's feet.
-    code = ("import os; from capabench.swe.data.bundled import bundled_dataset; p = bundled_dataset(); "
-            "print(p, os.stat(p.parent).st_ino)")  # fmt: skip
+    code = (
+        "import os; from capabench.swe.data.bundled import bundled_dataset; p = bundled_dataset(); "
+        "print(p, os.stat(p.parent).st_ino)"
+    )
     env = {**os.environ, "CAPABENCH_CACHE": str(tmp_path)}
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(2)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     results = [p.communicate(timeout=600) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [err[-500:] for _, err in results]
     (seen,) = {out.strip() for out, _ in results}
@@ -135,9 +151,11 @@ def test_test_file_rules_and_junit_ids():
       <testcase classname="tests.test_a.TestK" file="tests/test_a.py" name="test_m"><failure/></testcase>
       <testcase classname="tests.test_a" file="tests/test_a.py" name="test_e"><error/></testcase>
     </testsuite></testsuites>"""
-    assert parse_junit(xml) == {"tests/test_a.py::test_ok": "passed",
-                                "tests/test_a.py::TestK::test_m": "failed",
-                                "tests/test_a.py::test_e": "error"}  # fmt: skip
+    assert parse_junit(xml) == {
+        "tests/test_a.py::test_ok": "passed",
+        "tests/test_a.py::TestK::test_m": "failed",
+        "tests/test_a.py::test_e": "error",
+    }
 
 
 def test_loaders_read_every_format_alike(bundled, tmp_path):

@@ -64,8 +64,14 @@ def repo(tmp_path) -> tuple[Path, str]:
 
 
 def _task(commit: str) -> AgentTask:
-    return AgentTask(instance_id="fidelity", repo="capabench/fidelity", base_commit=commit,
-                     condition="full", prompt=TASK, prompt_sha256="")  # fmt: skip
+    return AgentTask(
+        instance_id="fidelity",
+        repo="capabench/fidelity",
+        base_commit=commit,
+        condition="full",
+        prompt=TASK,
+        prompt_sha256="",
+    )
 
 
 # --- Claude: the system prompt ---------------------------------------------------------------
@@ -108,9 +114,19 @@ def test_claude_code_gets_its_own_system_prompt_by_default(choice, repo, tmp_pat
 
 # --- Codex: the refused ask tool, fallback metadata, the roster, stderr -----------------------
 
-ASK_ARGS = {"questions": [{"id": "accents", "header": "Accents", "question": "Transliterate accents or keep them?",
-                           "options": [{"label": "Transliterate", "description": "é becomes e"},
-                                       {"label": "Keep", "description": "é stays"}]}]}  # fmt: skip
+ASK_ARGS = {
+    "questions": [
+        {
+            "id": "accents",
+            "header": "Accents",
+            "question": "Transliterate accents or keep them?",
+            "options": [
+                {"label": "Transliterate", "description": "é becomes e"},
+                {"label": "Keep", "description": "é stays"},
+            ],
+        }
+    ]
+}
 
 
 @requires_codex
@@ -152,9 +168,19 @@ def test_codex_request_user_input_is_an_ask_through_a_refused_channel(swe_bundle
     assert data["runs"][0]["refused"] == 1
     if shutil.which("chromium"):  # rendered: the ask in the run's trace, the arm's row
         dom = subprocess.run(
-            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'p'}",
-             "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=120,
-        ).stdout  # fmt: skip
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                f"--user-data-dir={tmp_path / 'p'}",
+                "--dump-dom",
+                page.resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
         assert f"agent asks ({REFUSED_CHANNEL}; counted as asked):" in dom
         assert "asked through a refused channel" in dom and "yes (1, 1 refused)" in dom
 
@@ -214,8 +240,14 @@ def test_codex_stderr_is_kept_beside_the_run(swe_bundled, tmp_path):
 # --- One budget, one turn definition ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("arm", ["builtin", pytest.param("codex", marks=requires_codex),
-                                 pytest.param("claude", marks=requires_claude)])  # fmt: skip
+@pytest.mark.parametrize(
+    "arm",
+    [
+        "builtin",
+        pytest.param("codex", marks=requires_codex),
+        pytest.param("claude", marks=requires_claude),
+    ],
+)
 @pytest.mark.parametrize("limit", ["step_limit", "time_limit"])
 def test_a_session_that_never_stops_ends_at_its_budget(arm, limit, repo):
     # Turns: 3 replies; time: 4 s of a script that sleeps a second per command.
@@ -266,9 +298,15 @@ def test_claude_preflight_passes_for_ask_act_then_an_empty_message(tmp_path):
     from capabench.swe.agents.claude import ClaudeRunner
     from capabench.testing.fake_anthropic import FakeAnthropic, text, tool, tool_results
 
-    question = {"question": "What should notes.txt say?", "header": "Notes", "multiSelect": False,
-                "options": [{"label": "first", "description": "the word first"},
-                            {"label": "second", "description": "the word second"}]}  # fmt: skip
+    question = {
+        "question": "What should notes.txt say?",
+        "header": "Notes",
+        "multiSelect": False,
+        "options": [
+            {"label": "first", "description": "the word first"},
+            {"label": "second", "description": "the word second"},
+        ],
+    }
 
     def canary(body):
         done = tool_results(body)
@@ -309,14 +347,22 @@ def test_codex_preflight_passes_for_ask_act_then_an_empty_message():
 
 # --- Containment ------------------------------------------------------------------------------
 
-PROBE = ("echo inside > inside.txt; echo escaped > {outside}/escape.txt; echo escaped > ../escape.txt; "
-         "echo escaped > {project}/escape-probe.txt; cat {planted} {home_planted}; echo \"home=[$HOME]\"; "
-         "echo \"env=[$CAPABENCH_HOST_ONLY]\"; cat /proc/[0-9]*/environ | tr '\\0' '\\n' | grep CAPABENCH_HOST_ONLY; "
-         "echo probe-ran")  # fmt: skip
+PROBE = (
+    "echo inside > inside.txt; echo escaped > {outside}/escape.txt; echo escaped > ../escape.txt; "
+    'echo escaped > {project}/escape-probe.txt; cat {planted} {home_planted}; echo "home=[$HOME]"; '
+    "echo \"env=[$CAPABENCH_HOST_ONLY]\"; cat /proc/[0-9]*/environ | tr '\\0' '\\n' | grep CAPABENCH_HOST_ONLY; "
+    "echo probe-ran"
+)
 
 
-@pytest.mark.parametrize("arm", ["builtin", pytest.param("codex", marks=requires_codex),
-                                 pytest.param("claude", marks=requires_claude)])  # fmt: skip
+@pytest.mark.parametrize(
+    "arm",
+    [
+        "builtin",
+        pytest.param("codex", marks=requires_codex),
+        pytest.param("claude", marks=requires_claude),
+    ],
+)
 def test_a_contained_agent_reaches_nothing_outside_its_checkout(arm, repo, tmp_path, monkeypatch):
     secret, host_only = secrets.token_hex(8), secrets.token_hex(8)
     outside = tmp_path / "outside"  # the host's, beside the checkout's origin

@@ -57,8 +57,15 @@ def _library(instance: Instance):
 
 
 def _instance(iid: str) -> Instance:
-    return Instance(instance_id=iid, repo="o/r", base_commit="0" * 40, problem_statement="a",
-                    original_issue="b", fail_to_pass=("t.py::a",), patch="")  # fmt: skip
+    return Instance(
+        instance_id=iid,
+        repo="o/r",
+        base_commit="0" * 40,
+        problem_statement="a",
+        original_issue="b",
+        fail_to_pass=("t.py::a",),
+        patch="",
+    )
 
 
 def test_runs_of_one_instance_go_to_separate_invocations():
@@ -79,12 +86,18 @@ def _report(tmp_path, entry: dict):
 
 def test_harness_reports_are_read_and_its_failures_are_not_called_bad_patches(tmp_path):
     # The shape swebench 5.x writes to logs/run_evaluation/<run>/<model>/<instance>/report.json.
-    ran = {"patch_is_None": False, "patch_exists": True, "patch_successfully_applied": True,
-           "infra_failure": False, "tests_status": {
-               "FAIL_TO_PASS": {"success": ["t.py::a"], "failure": []},
-               "PASS_TO_PASS": {"success": ["t.py::b"], "failure": ["t.py::c"]},
-               "FAIL_TO_FAIL": {"success": [], "failure": []},
-               "PASS_TO_FAIL": {"success": [], "failure": []}}}  # fmt: skip
+    ran = {
+        "patch_is_None": False,
+        "patch_exists": True,
+        "patch_successfully_applied": True,
+        "infra_failure": False,
+        "tests_status": {
+            "FAIL_TO_PASS": {"success": ["t.py::a"], "failure": []},
+            "PASS_TO_PASS": {"success": ["t.py::b"], "failure": ["t.py::c"]},
+            "FAIL_TO_FAIL": {"success": [], "failure": []},
+            "PASS_TO_FAIL": {"success": [], "failure": []},
+        },
+    }
     assert _report(tmp_path, {**ran, "resolved": False}) == (
         "scored",
         False,
@@ -92,8 +105,13 @@ def test_harness_reports_are_read_and_its_failures_are_not_called_bad_patches(tm
         "",
     )
     assert _report(tmp_path, {**ran, "resolved": True})[:2] == ("scored", True)
-    infra = {**ran, "resolved": False, "patch_successfully_applied": False, "infra_failure": True,
-             "infra_failure_reason": "pip could not reach the index"}  # fmt: skip
+    infra = {
+        **ran,
+        "resolved": False,
+        "patch_successfully_applied": False,
+        "infra_failure": True,
+        "infra_failure_reason": "pip could not reach the index",
+    }
     status, resolved, _, detail = _report(tmp_path, infra)
     assert (status, resolved) == ("error", None) and "pip could not reach" in detail
     unparsed = {**ran, "resolved": False, "patch_successfully_applied": False}
@@ -170,13 +188,23 @@ def test_the_official_harness_and_the_local_grader_agree_on_the_bundled_dataset(
     for instance in instances[:3]:  # two runs per instance: two harness invocations
         runs[_gold_run(instance, store).run_id] = (instance, True)
         runs[_gold_run(instance, store, "ambiguous", "guess").run_id] = (instance, False)
-    test_only = run_one(instances[0], "ambiguous", "scripted/tests-only",
-                        WritingAgent({"tests/test_extra.py": "def test_x():\n    pass\n"}), store)  # fmt: skip
+    test_only = run_one(
+        instances[0],
+        "ambiguous",
+        "scripted/tests-only",
+        WritingAgent({"tests/test_extra.py": "def test_x():\n    pass\n"}),
+        store,
+    )
 
     seen = []
-    grades = evaluate(instances, store, grader="swebench", timeout_s=120,
-                      harness=HarnessOptions(base_image=BASE_IMAGE, max_workers=2, log=lambda m: None),
-                      progress=lambda r, g: seen.append(r))  # fmt: skip
+    grades = evaluate(
+        instances,
+        store,
+        grader="swebench",
+        timeout_s=120,
+        harness=HarnessOptions(base_image=BASE_IMAGE, max_workers=2, log=lambda m: None),
+        progress=lambda r, g: seen.append(r),
+    )
     assert sorted(seen) == sorted([*runs, test_only.run_id])
     assert grades[test_only.run_id].detail == "empty source patch"
     assert grades[test_only.run_id].stripped_test_files == ("tests/test_extra.py",)
@@ -200,8 +228,12 @@ def test_the_official_harness_and_the_local_grader_agree_on_the_bundled_dataset(
     # a bad patch: every run is an error that carries the harness's own last words.
     other = SweStore(tmp_path / "other")
     _gold_run(instances[0], other)
-    (broken,) = evaluate(instances, other, grader="swebench",
-                         harness=HarnessOptions(dataset=str(tmp_path / "missing.json"))).values()  # fmt: skip
+    (broken,) = evaluate(
+        instances,
+        other,
+        grader="swebench",
+        harness=HarnessOptions(dataset=str(tmp_path / "missing.json")),
+    ).values()
     assert (broken.status, broken.resolved) == (
         "error",
         None,

@@ -142,10 +142,19 @@ def test_dashboard_shows_arms_runs_and_verified_prompts_in_chromium(instances, t
     raw = page.read_text()
     assert "/tmp/capabench-" not in raw and os.path.expanduser("~") + "/" not in raw  # redacted
     dom = subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'p'}",
-         "--dump-dom", page.resolve().as_uri()],
-        capture_output=True, text=True, timeout=120,
-    ).stdout  # fmt: skip
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={tmp_path / 'p'}",
+            "--dump-dom",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     # One column per arm, never pooled; small counts as fractions.
     assert "<th>scripted<br>" in dom and "<th>other<br>" in dom
     assert "<td>2/2</td>" in dom and "<td>0/1</td>" in dom
@@ -201,8 +210,13 @@ def test_preflight_certifies_the_ask_channel_or_skips_the_batch_as_a_finding(ins
     from capabench.cli import app
     from capabench.swe.preflight import PreflightFailed, preflight
 
-    asker = ScriptedModel(["```ask_user\nWhat should notes.txt say?\n```",
-                           "```bash\necho first > notes.txt\n```", "```submit\n```"])  # fmt: skip
+    asker = ScriptedModel(
+        [
+            "```ask_user\nWhat should notes.txt say?\n```",
+            "```bash\necho first > notes.txt\n```",
+            "```submit\n```",
+        ]
+    )
     outcome = preflight(BuiltinAgent(asker), "scripted")
     assert outcome.asks[0].answer == NEUTRAL_REPLY and outcome.turns == 3
     with pytest.raises(PreflightFailed, match="no ask was observed"):
@@ -214,8 +228,18 @@ def test_preflight_certifies_the_ask_channel_or_skips_the_batch_as_a_finding(ins
         )
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps(["```submit\n```"] * 4))
-    args = ["swe", "batch", "--model", f"scripted:{replies}", "--condition", "full", "--count", "1",
-            "--runs", str(tmp_path / "swe")]  # fmt: skip
+    args = [
+        "swe",
+        "batch",
+        "--model",
+        f"scripted:{replies}",
+        "--condition",
+        "full",
+        "--count",
+        "1",
+        "--runs",
+        str(tmp_path / "swe"),
+    ]
     stopped = CliRunner().invoke(app, args)
     # A model that can't be certified is a finding: said, recorded for the dashboard, exit 0.
     store = SweStore(tmp_path / "swe")
@@ -224,8 +248,13 @@ def test_preflight_certifies_the_ask_channel_or_skips_the_batch_as_a_finding(ins
         and "could not be certified" in stopped.output
         and not store.summaries()
     )
-    assert store.preflights() == [{"model": f"scripted:{replies}", "passed": False,
-                                   "finding": f"scripted:{replies}: no ask was observed and answered (completed)"}]  # fmt: skip
+    assert store.preflights() == [
+        {
+            "model": f"scripted:{replies}",
+            "passed": False,
+            "finding": f"scripted:{replies}: no ask was observed and answered (completed)",
+        }
+    ]
     ran = CliRunner().invoke(app, [*args, "--skip-preflight"])
     assert ran.exit_code == 0, ran.stderr
     assert len(SweStore(tmp_path / "swe").summaries()) == 1
@@ -241,8 +270,22 @@ def test_a_killed_batch_resumes_without_redoing_or_losing_a_run(swe_bundled, tmp
         json.dumps(["```bash\nsleep 1 && echo hi > note.txt\n```", "```submit\n```"] * 12)
     )
     runs = tmp_path / "swe"
-    cli = [sys.executable, "-m", "capabench.cli", "swe", "batch", "--model", f"scripted:{replies}",
-           "--condition", "full", "--skip-preflight", "--runs", str(runs), "--dataset", str(swe_bundled[0])]  # fmt: skip
+    cli = [
+        sys.executable,
+        "-m",
+        "capabench.cli",
+        "swe",
+        "batch",
+        "--model",
+        f"scripted:{replies}",
+        "--condition",
+        "full",
+        "--skip-preflight",
+        "--runs",
+        str(runs),
+        "--dataset",
+        str(swe_bundled[0]),
+    ]
     env = {**os.environ, "CAPABENCH_CACHE": os.environ["CAPABENCH_CACHE"]}
     proc = subprocess.Popen(cli, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -268,12 +311,14 @@ def test_structured_actions_decode_every_reply_as_a_json_action(tmp_path):
     from capabench.swe.agents.builtin import ACTION_SCHEMA
     from capabench.swe.preflight import preflight
 
-    model = ScriptedModel([
-        '{"action": "ask_user", "text": "What should notes.txt say?"}',
-        '{"action": "bash", "text": "echo first > notes.txt"}',
-        "not json",
-        '{"action": "submit", "text": ""}',
-    ])  # fmt: skip
+    model = ScriptedModel(
+        [
+            '{"action": "ask_user", "text": "What should notes.txt say?"}',
+            '{"action": "bash", "text": "echo first > notes.txt"}',
+            "not json",
+            '{"action": "submit", "text": ""}',
+        ]
+    )
     outcome = preflight(BuiltinAgent(model, structured=True), "scripted")
     assert (
         outcome.asks[0].question == "What should notes.txt say?"

@@ -38,8 +38,13 @@ GOOD = {
 
 
 def test_jsonl_accepts_humaneval_and_our_field_names(tmp_path):
-    ours = {"id": "mine/2", "prompt": "def dec(x):\n", "entry_point": "dec",
-            "reference_solution": "    return x - 1\n", "test": "def check(c):\n    assert c(1) == 0\n"}  # fmt: skip
+    ours = {
+        "id": "mine/2",
+        "prompt": "def dec(x):\n",
+        "entry_point": "dec",
+        "reference_solution": "    return x - 1\n",
+        "test": "def check(c):\n    assert c(1) == 0\n",
+    }
     tasks = load_jsonl(_write(tmp_path, [GOOD, "", ours]))
     assert [t.id for t in tasks] == ["mine/1", "mine/2"]
     assert tasks[0].reference_code == "def inc(x):\n    return x + 1\n"

@@ -64,8 +64,13 @@ def by_condition_rows(runs: list[RunData], conditions: list[str]) -> list[dict]:
         if not any(v["n"] for v in values.values()):
             continue
         for metric in METRICS:
-            rows.append({"condition": cond, "metric": metric,
-                         **{m: v[metric] if v["n"] else None for m, v in values.items()}})  # fmt: skip
+            rows.append(
+                {
+                    "condition": cond,
+                    "metric": metric,
+                    **{m: v[metric] if v["n"] else None for m, v in values.items()},
+                }
+            )
     return rows
 
 
@@ -77,8 +82,14 @@ def method_rows(runs: list[RunData], conditions: list[str]) -> list[dict]:
             group = run.by_condition().get(cond, [])
             if group:
                 tokens = sum(r.history_tokens for r in group) / len(group)
-                rows.append({"method": cond, "model": run.model, **_metrics(group),
-                             "history tokens/session": round(tokens, 1)})  # fmt: skip
+                rows.append(
+                    {
+                        "method": cond,
+                        "model": run.model,
+                        **_metrics(group),
+                        "history tokens/session": round(tokens, 1),
+                    }
+                )
     return rows
 
 
@@ -115,15 +126,23 @@ def split_table(data: StudyData) -> list[dict]:
             part = {s: [r for r in g if r.cell == cell] for s, g in splits.items()}
             cell_es.append(summarize(part["heldout"]).es - summarize(part["history"]).es)
             cell_turns.append(summarize(part["heldout"]).ttc - summarize(part["history"]).ttc)
-        rows.append({
-            "model": run.model, "n history": len(splits["history"]), "n held-out": len(splits["heldout"]),
-            "ES history": pct(es["history"]), "ES held-out": pct(es["heldout"]),
-            "ES diff (pp)": pct(es["heldout"] - es["history"]),
-            "turns history": round(turns["history"], 3), "turns held-out": round(turns["heldout"], 3),
-            "turns diff": round(turns["heldout"] - turns["history"], 3),
-            "median cell ES diff (pp)": pct(statistics.median(cell_es)) if cell_es else None,
-            "median cell turns diff": round(statistics.median(cell_turns), 3) if cell_turns else None,
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": run.model,
+                "n history": len(splits["history"]),
+                "n held-out": len(splits["heldout"]),
+                "ES history": pct(es["history"]),
+                "ES held-out": pct(es["heldout"]),
+                "ES diff (pp)": pct(es["heldout"] - es["history"]),
+                "turns history": round(turns["history"], 3),
+                "turns held-out": round(turns["heldout"], 3),
+                "turns diff": round(turns["heldout"] - turns["history"], 3),
+                "median cell ES diff (pp)": pct(statistics.median(cell_es)) if cell_es else None,
+                "median cell turns diff": round(statistics.median(cell_turns), 3)
+                if cell_turns
+                else None,
+            }
+        )
     return rows
 
 
@@ -134,40 +153,80 @@ def blank_table(data: StudyData) -> list[dict]:
         if not done:
             continue
         first = sum(r.solved_turn == 1 for r in done)
-        rows.append({
-            "model": model, "n": len(done), "ES": pct(sum(r.solved for r in done) / len(done)),
-            "FT-ES": pct(first / len(done)), "first-try solved": f"{first}/{len(done)}",
-            "TTC": round(sum(r.solved_turn or TURN_BUDGET for r in done) / len(done), 3),
-            "infra errors": len(results) - len(done),
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": model,
+                "n": len(done),
+                "ES": pct(sum(r.solved for r in done) / len(done)),
+                "FT-ES": pct(first / len(done)),
+                "first-try solved": f"{first}/{len(done)}",
+                "TTC": round(sum(r.solved_turn or TURN_BUDGET for r in done) / len(done), 3),
+                "infra errors": len(results) - len(done),
+            }
+        )
     return rows
 
 
 STUDIES: dict[str, Study] = {
     s.name: s
     for s in [
-        Study("main", "Table 1: no history vs same-user history, and the gain",
-              ("none", "same-user"), lambda d: {"table1": main_table_rows(d.runs)}),
-        Study("difficulty", "Table 2: same-user history by difficulty (no-history partition)",
-              ("none", "same-user"), lambda d: {"table2": difficulty_table(d)}, by_difficulty=True),
-        Study("identity", "Table 3: none vs shuffled vs same-user history",
-              ("none", "shuffled", "same-user"),
-              lambda d: {"table3": by_condition_rows(d.runs, ["none", "shuffled", "same-user"]),
-                         "tests": comparison_rows(d.runs, "none", ["shuffled", "same-user"])}),
-        Study("memory", "Tables 4 and 5: memory methods vs gating; none vs same-user vs gated",
-              ("none", "same-user", "gated"),
-              lambda d: {"table4": method_rows(d.runs, ["mem0", "amem", "gated", "gated-llm"]),
-                         "table5": by_condition_rows(d.runs, ["none", "same-user", "gated", "gated-llm"]),
-                         "tests": comparison_rows(d.runs, "none", ["same-user", "mem0", "amem", "gated", "gated-llm"])},
-              llm_only=("mem0", "amem", "gated-llm")),
-        Study("mechanism", "Table 8: same-user history per mechanism (multi-label marginal)",
-              ("same-user",), lambda d: {"table8": mechanism_rows(d.runs)}),
-        Study("split", "Appendix A: history vs held-out split comparability (no history)",
-              ("none",), lambda d: {"split": split_table(d)}, history_split=True),
-        Study("blank-control", "Blank control: original tasks, full specs, test feedback, 8 submissions",
-              (), lambda d: {"blank-control": blank_table(d)}, blank=True),
+        Study(
+            "main",
+            "Table 1: no history vs same-user history, and the gain",
+            ("none", "same-user"),
+            lambda d: {"table1": main_table_rows(d.runs)},
+        ),
+        Study(
+            "difficulty",
+            "Table 2: same-user history by difficulty (no-history partition)",
+            ("none", "same-user"),
+            lambda d: {"table2": difficulty_table(d)},
+            by_difficulty=True,
+        ),
+        Study(
+            "identity",
+            "Table 3: none vs shuffled vs same-user history",
+            ("none", "shuffled", "same-user"),
+            lambda d: {
+                "table3": by_condition_rows(d.runs, ["none", "shuffled", "same-user"]),
+                "tests": comparison_rows(d.runs, "none", ["shuffled", "same-user"]),
+            },
+        ),
+        Study(
+            "memory",
+            "Tables 4 and 5: memory methods vs gating; none vs same-user vs gated",
+            ("none", "same-user", "gated"),
+            lambda d: {
+                "table4": method_rows(d.runs, ["mem0", "amem", "gated", "gated-llm"]),
+                "table5": by_condition_rows(d.runs, ["none", "same-user", "gated", "gated-llm"]),
+                "tests": comparison_rows(
+                    d.runs, "none", ["same-user", "mem0", "amem", "gated", "gated-llm"]
+                ),
+            },
+            llm_only=("mem0", "amem", "gated-llm"),
+        ),
+        Study(
+            "mechanism",
+            "Table 8: same-user history per mechanism (multi-label marginal)",
+            ("same-user",),
+            lambda d: {"table8": mechanism_rows(d.runs)},
+        ),
+        Study(
+            "split",
+            "Appendix A: history vs held-out split comparability (no history)",
+            ("none",),
+            lambda d: {"split": split_table(d)},
+            history_split=True,
+        ),
+        Study(
+            "blank-control",
+            "Blank control: original tasks, full specs, test feedback, 8 submissions",
+            (),
+            lambda d: {"blank-control": blank_table(d)},
+            blank=True,
+        ),
     ]
-}  # fmt: skip
+}
 
 
 def study(name: str) -> Study:
@@ -240,8 +299,16 @@ def play_blank_control(config: RunConfig, run_dir: Path, pool, progress=None) ->
         tasks = [tasks[int(i * step)] for i in range(min(config.limit, len(tasks)))]
     # A directory of its own: these are tasks, not sessions of a benchmark.
     store = RunStore(run_dir / "blank-control", record=BlankRun)
-    store.open({"model": config.model, "conditions": ["blank-control"], "seed": config.seed,
-                "user_model": None, "budget": config.budget, "benchmark_hash": "humaneval"})  # fmt: skip
+    store.open(
+        {
+            "model": config.model,
+            "conditions": ["blank-control"],
+            "seed": config.seed,
+            "user_model": None,
+            "budget": config.budget,
+            "benchmark_hash": "humaneval",
+        }
+    )
     done = {r.key for r in store.results() if r.status == "completed"}
     model = make_model(config.model, config.options)
     todo = [t for t in tasks if f"{t.id}|0" not in done]

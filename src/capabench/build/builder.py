@@ -106,8 +106,16 @@ def _with_consistent_trace(
     raise BuildError(f"{session.id}: no consistent resolved trace: {problems}")
 
 
-def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], shapes: dict[str, Shape],
-               seed: int, pool: SandboxPool, models: Models | None = None, rank: int = 0) -> tuple[Cell, User, list[Session], int]:  # fmt: skip
+def build_cell(
+    cell: int,
+    profile_id: str,
+    pair: tuple[Mechanism, Mechanism],
+    shapes: dict[str, Shape],
+    seed: int,
+    pool: SandboxPool,
+    models: Models | None = None,
+    rank: int = 0,
+) -> tuple[Cell, User, list[Session], int]:
     """One cell's user and ten sessions. `rank`: the cell's place among the cells of the same
     mechanism pair; cells that settle on the same two families take different combinations of
     alternatives by it, so no two users of a benchmark hold the same conventions."""
@@ -175,8 +183,13 @@ def build_cell(cell: int, profile_id: str, pair: tuple[Mechanism, Mechanism], sh
     )
 
 
-def build(seed: int = 0, *, pool: SandboxPool | None = None, progress: Progress | None = None,
-          models: Models | None = None) -> Benchmark:  # fmt: skip
+def build(
+    seed: int = 0,
+    *,
+    pool: SandboxPool | None = None,
+    progress: Progress | None = None,
+    models: Models | None = None,
+) -> Benchmark:
     models = models or Models()
     pool = pool or default_pool()
     note = progress or (lambda _msg: None)

@@ -48,8 +48,13 @@ class ReferenceAssistant:
         return f"Got it. Updated version:\n\n{_code(s.reference)}"
 
 
-def resolve(session: Session, strategy: str | ChatModel, pool: SandboxPool | None = None, *,
-            user_model: ChatModel | None = None) -> SessionResult:  # fmt: skip
+def resolve(
+    session: Session,
+    strategy: str | ChatModel,
+    pool: SandboxPool | None = None,
+    *,
+    user_model: ChatModel | None = None,
+) -> SessionResult:
     """A strategy name plays the scripted reference assistant; a model plays itself."""
     assistant = (
         ReferenceAssistant(session, strategy)

@@ -19,8 +19,17 @@ def description(task: Task) -> str:
     `"abc\\ndef"` in an example stays the two characters the task wrote, not a line break."""
     fn = entry_def(task)
     # The docstring, or the string a task puts after an import (HumanEval/115 does).
-    node = next((n.value for n in fn.body[:2] if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
-                 and isinstance(n.value.value, str) and n.value.value.strip()), None)  # fmt: skip
+    node = next(
+        (
+            n.value
+            for n in fn.body[:2]
+            if isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Constant)
+            and isinstance(n.value.value, str)
+            and n.value.value.strip()
+        ),
+        None,
+    )
     if node is None:
         return f"Implement {task.entry_point}."
     literal = ast.get_source_segment(task.reference_code, node) or ""
@@ -72,17 +81,29 @@ The request:
 {request}"""
 
 
-def rewrite_request(model: ChatModel, request: str, task: Task, profile: Profile, slots: tuple[Slot, ...],
-                    cues: list[str], hidden_tests: str) -> str | None:  # fmt: skip
+def rewrite_request(
+    model: ChatModel,
+    request: str,
+    task: Task,
+    profile: Profile,
+    slots: tuple[Slot, ...],
+    cues: list[str],
+    hidden_tests: str,
+) -> str | None:
     """Stage 1 with an LLM under the paper's information control. None when the rewrite
     breaks a rule (drops the function or a cue, or leaks): the caller keeps the template."""
     hidden = "\n".join(
         f"- {alt.statement}" for s in slots for alt in REGISTRY[s.family].alternatives
     )
     prompt = INFORMATION_CONTROL_PROMPT.format(
-        expertise=profile.expertise, verbosity=profile.verbosity, tone=profile.tone, name=task.entry_point,
-        cues="; ".join(f'"{c}"' for c in cues) or "(none)", hidden=hidden, request=request,
-    )  # fmt: skip
+        expertise=profile.expertise,
+        verbosity=profile.verbosity,
+        tone=profile.tone,
+        name=task.entry_point,
+        cues="; ".join(f'"{c}"' for c in cues) or "(none)",
+        hidden=hidden,
+        request=request,
+    )
     text = model.complete([Message(role="user", content=prompt)]).text.strip()
     lowered = text.lower()
     if not text or task.entry_point not in text or any(c.lower() not in lowered for c in cues):

@@ -57,8 +57,16 @@ def build_cmd(
         "seed", "cells", "sessions", "history", "held-out", "tasks used", "left out", "seconds"
     )
     c = manifest.counts
-    table.add_row(str(seed), str(c["cells"]), str(c["sessions"]), str(c["history"]), str(c["heldout"]),
-                  str(c["tasks_used"]), str(len(manifest.excluded_tasks)), f"{time.perf_counter() - start:.1f}")  # fmt: skip
+    table.add_row(
+        str(seed),
+        str(c["cells"]),
+        str(c["sessions"]),
+        str(c["history"]),
+        str(c["heldout"]),
+        str(c["tasks_used"]),
+        str(len(manifest.excluded_tasks)),
+        f"{time.perf_counter() - start:.1f}",
+    )
     Console().print(table)
     Console().print(f"wrote {out} (content {manifest.content_hash[:12]})")
 

@@ -38,8 +38,14 @@ def read_input(path: Path) -> str:
 
 
 def progress_bar(label: str, total: int):
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
-               TimeRemainingColumn())  # fmt: skip
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
     bar = Progress(*columns, console=console, transient=True)
     return bar, bar.add_task(label, total=total)
 
@@ -56,16 +62,34 @@ def model_or_fail(spec: str | None):
 
 
 MAIN_COLUMNS = {
-    "model": "model", "paired n": "n", "ES none": "ES none", "FT-ES none": "FT-ES none", "TTC none": "TTC none",
-    "ES same-user": "ES same", "FT-ES same-user": "FT-ES same", "TTC same-user": "TTC same",
-    "ΔES (pp)": "ΔES", "ΔFT-ES (pp)": "ΔFT-ES", "ΔTTC (turns saved)": "ΔTTC",
-    "p ES": "p ES", "p TTC": "p TTC",
-}  # fmt: skip
+    "model": "model",
+    "paired n": "n",
+    "ES none": "ES none",
+    "FT-ES none": "FT-ES none",
+    "TTC none": "TTC none",
+    "ES same-user": "ES same",
+    "FT-ES same-user": "FT-ES same",
+    "TTC same-user": "TTC same",
+    "ΔES (pp)": "ΔES",
+    "ΔFT-ES (pp)": "ΔFT-ES",
+    "ΔTTC (turns saved)": "ΔTTC",
+    "p ES": "p ES",
+    "p TTC": "p TTC",
+}
 CONDITION_COLUMNS = {
-    "model": "model", "condition": "condition", "n": "n", "ES": "ES", "FT-ES": "FT-ES", "TTC": "TTC",
-    "ask rate": "ask%", "needless-ask rate": "needless%", "unanswered questions %": "unans%",
-    "tokens/session": "tok/sess", "replies cut at the token limit": "cut", "infra errors": "infra",
-}  # fmt: skip
+    "model": "model",
+    "condition": "condition",
+    "n": "n",
+    "ES": "ES",
+    "FT-ES": "FT-ES",
+    "TTC": "TTC",
+    "ask rate": "ask%",
+    "needless-ask rate": "needless%",
+    "unanswered questions %": "unans%",
+    "tokens/session": "tok/sess",
+    "replies cut at the token limit": "cut",
+    "infra errors": "infra",
+}
 
 
 def print_rows(title: str, rows: list[dict], columns: dict[str, str], caption: str = "") -> None:
@@ -94,10 +118,14 @@ def print_run_tables(runs, cluster: str = "cell") -> None:
         f"(positive: fewer turns). Tests: {named['test ES']}; {named['test TTC']}. Holm-adjusted p in the files."
     )
     print_rows("Table 1 layout", main_table_rows(runs), MAIN_COLUMNS, note)
-    print_rows("all conditions", condition_rows(runs, cluster), CONDITION_COLUMNS,
-                f"n: sessions; intervals in the files: ES/FT-ES {named['interval ES']}; TTC {named['interval TTC']}. "
-                "unans%: questions the simulated user answered 'use your judgement' (capabench audit-user re-reads them); "
-                "cut: assistant replies stopped by --max-tokens (a cut submission can't pass: raise it)")  # fmt: skip
+    print_rows(
+        "all conditions",
+        condition_rows(runs, cluster),
+        CONDITION_COLUMNS,
+        f"n: sessions; intervals in the files: ES/FT-ES {named['interval ES']}; TTC {named['interval TTC']}. "
+        "unans%: questions the simulated user answered 'use your judgement' (capabench audit-user re-reads them); "
+        "cut: assistant replies stopped by --max-tokens (a cut submission can't pass: raise it)",
+    )
 
 
 def load_bench(seed: int, directory: Path | None = None):

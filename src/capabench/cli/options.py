@@ -39,22 +39,33 @@ class PlayOptions:
 
     limit: Annotated[
         int | None,
-        typer.Option("--limit", min=1, help="the first N sessions of a fixed order that takes every user once before any twice"),
-    ] = None  # fmt: skip
+        typer.Option(
+            "--limit",
+            min=1,
+            help="the first N sessions of a fixed order that takes every user once before any twice",
+        ),
+    ] = None
     concurrency: Annotated[
         int, typer.Option("--concurrency", min=1, help="model calls in flight per endpoint")
     ] = 4
     processes: Annotated[
         int,
-        typer.Option("--processes", min=1, help="worker processes sharing the concurrency (many calls at once on a small machine)"),
-    ] = 1  # fmt: skip
+        typer.Option(
+            "--processes",
+            min=1,
+            help="worker processes sharing the concurrency (many calls at once on a small machine)",
+        ),
+    ] = 1
     user_model: Annotated[
         str | None, typer.Option("--user-model", help="an LLM to phrase the user's answers")
     ] = None
     user_matcher: Annotated[
         str,
-        typer.Option("--user-matcher", help="how the simulated user reads questions: rules (default), semantic (embeddings extra), llm (needs --user-model)"),
-    ] = "rules"  # fmt: skip
+        typer.Option(
+            "--user-matcher",
+            help="how the simulated user reads questions: rules (default), semantic (embeddings extra), llm (needs --user-model)",
+        ),
+    ] = "rules"
     base_url: BaseUrlOpt = None
     api_key: ApiKeyOpt = None
     temperature: Annotated[
@@ -82,13 +93,29 @@ class PlayOptions:
         from capabench.paths import cache_dir
         from capabench.runner import RunConfig
 
-        options = ModelOptions(base_url=self.base_url, api_key=self.api_key, temperature=self.temperature,
-                               concurrency=self.concurrency, max_tokens=self.max_tokens, context=self.context,
-                               cache=None if self.no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
-        return RunConfig(model=model, conditions=conditions, limit=self.limit, epochs=epochs,
-                         concurrency=self.concurrency, seed=self.seed, user_model=self.user_model,
-                         user_matcher=self.user_matcher, options=options, top_k=self.top_k,
-                         prices=str(self.prices) if self.prices else None, processes=self.processes)  # fmt: skip
+        options = ModelOptions(
+            base_url=self.base_url,
+            api_key=self.api_key,
+            temperature=self.temperature,
+            concurrency=self.concurrency,
+            max_tokens=self.max_tokens,
+            context=self.context,
+            cache=None if self.no_cache else str(cache_dir() / "responses.sqlite"),
+        )
+        return RunConfig(
+            model=model,
+            conditions=conditions,
+            limit=self.limit,
+            epochs=epochs,
+            concurrency=self.concurrency,
+            seed=self.seed,
+            user_model=self.user_model,
+            user_matcher=self.user_matcher,
+            options=options,
+            top_k=self.top_k,
+            prices=str(self.prices) if self.prices else None,
+            processes=self.processes,
+        )
 
 
 def play_options(command):

@@ -69,13 +69,21 @@ def list_cmd() -> None:
     from capabench.studies import STUDIES
 
     rows = [
-        ("models (--model)", ", ".join({"local": "local[/<file.gguf>]", "scripted": "scripted:<replies.json>"}.get(k, f"{k}/<name>") for k in sorted(MODELS))),
+        (
+            "models (--model)",
+            ", ".join(
+                {"local": "local[/<file.gguf>]", "scripted": "scripted:<replies.json>"}.get(
+                    k, f"{k}/<name>"
+                )
+                for k in sorted(MODELS)
+            ),
+        ),
         ("reference policies (--model)", ", ".join(f"baseline/{p}" for p in POLICIES)),
         ("conditions (--conditions)", ", ".join(sorted(CONDITIONS))),
         ("studies (capabench study NAME)", ", ".join(STUDIES)),
         ("intent matchers (--user-matcher)", ", ".join(MATCHERS)),
         ("convention families", ", ".join(sorted(FAMILIES))),
-    ]  # fmt: skip
+    ]
     table = Table("what", "names", show_lines=True)
     for what, names in rows:
         table.add_row(what, escape(names))
@@ -85,14 +93,16 @@ def list_cmd() -> None:
 @app.command("audit-user")
 def audit_user_cmd(
     run_dir: Annotated[Path, typer.Argument(help="a run directory")],
-    user_model: Annotated[str, typer.Option("--user-model", help="the second opinion: " + MODEL_HELP)],
+    user_model: Annotated[
+        str, typer.Option("--user-model", help="the second opinion: " + MODEL_HELP)
+    ],
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,
     max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, help="per answer")] = 128,
     context: ContextOpt = None,
     no_cache: NoCacheOpt = False,
     benchmark: BenchmarkOpt = None,
-) -> None:  # fmt: skip
+) -> None:
     """Re-read every question the simulated user answered "use your judgement" with an LLM
     (the llm matcher, given the session's own conventions) and report how often it finds
     one: the simulator-miss rate, per condition. Writes <run_dir>/user-audit.json."""
@@ -116,8 +126,14 @@ def audit_user_cmd(
         raise fail(
             f"{run_dir} was played before capabench recorded unanswered questions; nothing to re-read"
         )
-    options = ModelOptions(base_url=base_url, api_key=api_key, max_tokens=max_tokens, context=context, concurrency=1,
-                           cache=None if no_cache else str(cache_dir() / "responses.sqlite"))  # fmt: skip
+    options = ModelOptions(
+        base_url=base_url,
+        api_key=api_key,
+        max_tokens=max_tokens,
+        context=context,
+        concurrency=1,
+        cache=None if no_cache else str(cache_dir() / "responses.sqlite"),
+    )
     try:
         matcher = make_matcher("llm", model=make_model(user_model, options))
     except ValueError as exc:
@@ -126,8 +142,13 @@ def audit_user_cmd(
     total = sum(len(r.unanswered) for r in run.results if r.status == "completed")
     bar, task = progress_bar("re-reading unanswered questions", total)
     with bar:
-        audit = audit_user(run.results, sessions, matcher, run_matcher=run.manifest["user_matcher"],
-                           progress=lambda: bar.advance(task))  # fmt: skip
+        audit = audit_user(
+            run.results,
+            sessions,
+            matcher,
+            run_matcher=run.manifest["user_matcher"],
+            progress=lambda: bar.advance(task),
+        )
     path = run_dir / "user-audit.json"
     tmp = path.with_suffix(".tmp")
     tmp.write_text(audit.model_dump_json(indent=2) + "\n")
@@ -137,10 +158,21 @@ def audit_user_cmd(
             f"nothing to audit: no question in {run_dir} went unanswered (or none was asked)"
         )
         return
-    rows = [{
-        "condition": c.condition, "questions": c.questions, "unanswered": c.unanswered, "unreadable": c.unreadable,
-        "misses": c.misses, "miss rate %": None if c.miss_rate is None else round(100 * c.miss_rate, 1),
-    } for c in audit.conditions]  # fmt: skip
-    print_rows(f"simulator misses by {user_model} (run read by {audit.run_matcher})", rows, {k: k for k in rows[0]},
-                "misses: unanswered questions the second opinion found to target one of the session's conventions")  # fmt: skip
+    rows = [
+        {
+            "condition": c.condition,
+            "questions": c.questions,
+            "unanswered": c.unanswered,
+            "unreadable": c.unreadable,
+            "misses": c.misses,
+            "miss rate %": None if c.miss_rate is None else round(100 * c.miss_rate, 1),
+        }
+        for c in audit.conditions
+    ]
+    print_rows(
+        f"simulator misses by {user_model} (run read by {audit.run_matcher})",
+        rows,
+        {k: k for k in rows[0]},
+        "misses: unanswered questions the second opinion found to target one of the session's conventions",
+    )
     Console().print(f"wrote {path}")

@@ -19,13 +19,21 @@ from capabench.cli.options import MODEL_HELP, PlayOptions, play_options
 @play_options
 def run_cmd(
     model: Annotated[str, typer.Option("--model", help=MODEL_HELP)],
-    conditions: Annotated[str, typer.Option("--conditions", help="comma-separated")] = "none,same-user",
-    epochs: Annotated[int, typer.Option("--epochs", min=1, help="plays of each session (pass^k reads them)")] = 1,
-    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no tables (capabench report prints them)")] = False,
+    conditions: Annotated[
+        str, typer.Option("--conditions", help="comma-separated")
+    ] = "none,same-user",
+    epochs: Annotated[
+        int, typer.Option("--epochs", min=1, help="plays of each session (pass^k reads them)")
+    ] = 1,
+    run_dir: Annotated[
+        Path | None, typer.Option("--run-dir", help="default: runs/<model>-<benchmark>")
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="no tables (capabench report prints them)")
+    ] = False,
     *,
     play: PlayOptions,
-) -> None:  # fmt: skip
+) -> None:
     """Evaluate a model or reference policy on the held-out sessions; re-running resumes."""
     from capabench.report import load_runs
     from capabench.runner import Runner
@@ -69,5 +77,7 @@ def say_what_failed(run, config) -> None:
         raise fail(
             f"nothing was measured: all {len(failed)} sessions ended in infrastructure errors ({endpoint}): {first}"
         )
-    console.print(f"[yellow]warning:[/] {len(failed)} of {len(run.results)} sessions ended in infrastructure "
-                  f"errors ({escape(endpoint)}), not scored; rerun the same command to retry them. First: {escape(first)}")  # fmt: skip
+    console.print(
+        f"[yellow]warning:[/] {len(failed)} of {len(run.results)} sessions ended in infrastructure "
+        f"errors ({escape(endpoint)}), not scored; rerun the same command to retry them. First: {escape(first)}"
+    )

@@ -18,14 +18,28 @@ from capabench.cli.options import MODEL_HELP, PlayOptions, play_options
 @app.command("study")
 @play_options
 def study_cmd(
-    name: Annotated[str, typer.Argument(help="main, difficulty, identity, memory, mechanism, split, blank-control")],
-    models: Annotated[list[str], typer.Option("--model", help=MODEL_HELP + " (repeat for several)")],
-    runs: Annotated[Path, typer.Option("--runs", help="where each model's run directory lives")] = Path("runs"),
-    out: Annotated[Path | None, typer.Option("--out", help="CSV files (default: <runs>/studies)")] = None,
-    difficulty: Annotated[Path | None, typer.Option("--difficulty", help="saved partition (default: <runs>/difficulty-<benchmark>.json)")] = None,
+    name: Annotated[
+        str,
+        typer.Argument(help="main, difficulty, identity, memory, mechanism, split, blank-control"),
+    ],
+    models: Annotated[
+        list[str], typer.Option("--model", help=MODEL_HELP + " (repeat for several)")
+    ],
+    runs: Annotated[
+        Path, typer.Option("--runs", help="where each model's run directory lives")
+    ] = Path("runs"),
+    out: Annotated[
+        Path | None, typer.Option("--out", help="CSV files (default: <runs>/studies)")
+    ] = None,
+    difficulty: Annotated[
+        Path | None,
+        typer.Option(
+            "--difficulty", help="saved partition (default: <runs>/difficulty-<benchmark>.json)"
+        ),
+    ] = None,
     *,
     play: PlayOptions,
-) -> None:  # fmt: skip
+) -> None:
     """Run one of the paper's studies for the models and print its tables in the paper's layout."""
     from capabench.judge.sandbox import default_pool
     from capabench.report.render import write_csv
@@ -40,8 +54,12 @@ def study_cmd(
     bench = load_bench(play.seed, play.benchmark)
     tag = bench.manifest.content_hash[:8]
     configs = [play.run_config(m, []) for m in models]
-    plan = StudyPlan(chosen, configs, [runs / default_run_dir(m, bench).name for m in models],
-                     difficulty or runs / f"difficulty-{tag}.json")  # fmt: skip
+    plan = StudyPlan(
+        chosen,
+        configs,
+        [runs / default_run_dir(m, bench).name for m in models],
+        difficulty or runs / f"difficulty-{tag}.json",
+    )
     bar, task = progress_bar(f"study {name}", None)
     try:
         with bar:

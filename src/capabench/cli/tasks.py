@@ -81,8 +81,14 @@ def judge_all(pairs: list[tuple[Task, str]], workers: int | None, label: str) ->
     """Judge (task, code) pairs on every core, with a progress bar."""
     pool = judging.default_pool()
     results: list[Verdict] = []
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
-               TimeRemainingColumn())  # fmt: skip
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console, transient=True) as bar:
         progress = bar.add_task(label, total=len(pairs))
         with ThreadPoolExecutor(workers or pool.size) as executor:

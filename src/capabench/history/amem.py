@@ -94,8 +94,13 @@ class Memory:
 
     def add(self, content: str, session_id: str) -> None:
         meta = self._ask(NOTE_PROMPT.format(content=content)) or {}
-        note = Note(content, session_id, _strings(meta.get("keywords")), _strings(meta.get("tags")),
-                    str(meta.get("context", ""))[:500])  # fmt: skip
+        note = Note(
+            content,
+            session_id,
+            _strings(meta.get("keywords")),
+            _strings(meta.get("tags")),
+            str(meta.get("context", ""))[:500],
+        )
         note.vector = self._vector(note)
         nearest = self.nearest(note.vector, self.neighbours)
         if nearest:
@@ -162,10 +167,16 @@ class AMem:
             f"Memory note ({memory.notes[i].summary()})\n{memory.notes[i].content}" for i in chosen
         ]
         text = "Memory notes from this user's earlier sessions:\n\n" + "\n\n".join(blocks)
-        info = {"method": "a-mem", "embedder": self.embed.name, "notes": len(memory.notes),
-                "retrieved": [memory.notes[i].session_id for i in chosen],
-                "links": sum(len(n.links) for n in memory.notes) // 2, "unparsed_llm_answers": memory.unparsed,
-                "build_tokens_in": memory.tokens_in, "build_tokens_out": memory.tokens_out}  # fmt: skip
+        info = {
+            "method": "a-mem",
+            "embedder": self.embed.name,
+            "notes": len(memory.notes),
+            "retrieved": [memory.notes[i].session_id for i in chosen],
+            "links": sum(len(n.links) for n in memory.notes) // 2,
+            "unparsed_llm_answers": memory.unparsed,
+            "build_tokens_in": memory.tokens_in,
+            "build_tokens_out": memory.tokens_out,
+        }
         return HistoryContext(text, tuple(memory.notes[i].session_id for i in chosen), info=info)
 
 

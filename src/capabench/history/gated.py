@@ -118,9 +118,10 @@ def parse_gate(text: str, sessions: int) -> dict:
     valid = index is not None and 0 <= index < sessions
     lists = {
         name: [str(x).strip() for x in answer.get(name) or [] if str(x).strip()][:12]
-        if isinstance(answer.get(name), list) else []
+        if isinstance(answer.get(name), list)
+        else []
         for name in ("evidence", "unresolved")
-    }  # fmt: skip
+    }
     ok = str(answer.get("decision", "")).strip().lower() == "sufficient"
     return {
         "decision": "sufficient" if ok and valid and lists["evidence"] else "insufficient",
@@ -140,18 +141,26 @@ class LLMGate:
         if not history:
             return HistoryContext()
         shown = "\n\n".join(render_session(h, i) for i, h in enumerate(history, 1))
-        reply = self.model.complete([
-            Message(role="system", content=GATE_PROMPT),
-            Message(role="user", content=f"{shown}\n\n### New request\n{session.request}"),
-        ], json_object=True)  # fmt: skip
+        reply = self.model.complete(
+            [
+                Message(role="system", content=GATE_PROMPT),
+                Message(role="user", content=f"{shown}\n\n### New request\n{session.request}"),
+            ],
+            json_object=True,
+        )
         verdict = parse_gate(reply.text, len(history))
-        info = {"gate": "llm", "gate_tokens_in": reply.input_tokens,
-                "gate_tokens_out": reply.output_tokens, **verdict}  # fmt: skip
+        info = {
+            "gate": "llm",
+            "gate_tokens_in": reply.input_tokens,
+            "gate_tokens_out": reply.output_tokens,
+            **verdict,
+        }
         if verdict["decision"] == "sufficient":
             best = history[verdict["session"]]
             lines = "\n".join(f"- {e}" for e in verdict["evidence"])
-            return render_history([best], preface=SUFFICIENT.format(evidence=lines),
-                                  highlighted=[best.id], **info)  # fmt: skip
+            return render_history(
+                [best], preface=SUFFICIENT.format(evidence=lines), highlighted=[best.id], **info
+            )
         settled = "".join(f"- {e}\n" for e in verdict["evidence"])
         unresolved = "; ".join(verdict["unresolved"]) or "anything the request leaves open"
         text = INSUFFICIENT.format(

@@ -76,13 +76,21 @@ class Mem0:
         self.locks: dict[int, threading.Lock] = {}
         self.guard = threading.Lock()
         self.info = {
-            "method": "mem0", "mem0_version": metadata.version("mem0ai"),
+            "method": "mem0",
+            "mem0_version": metadata.version("mem0ai"),
             "algorithm": "mem0 v3 additive extraction (one LLM call per add), vector search",
-            "embedder": self.embed.name, "vector_store": "qdrant in memory",
-            "inactive_offline": [f for f, on in (("spaCy lemmatization (mem0ai[nlp])", _available("spacy")),
-                                                 ("BM25 keyword search (fastembed)", _available("fastembed")))
-                                 if not on] + ["telemetry"],
-        }  # fmt: skip
+            "embedder": self.embed.name,
+            "vector_store": "qdrant in memory",
+            "inactive_offline": [
+                f
+                for f, on in (
+                    ("spaCy lemmatization (mem0ai[nlp])", _available("spacy")),
+                    ("BM25 keyword search (fastembed)", _available("fastembed")),
+                )
+                if not on
+            ]
+            + ["telemetry"],
+        }
 
     def close(self) -> None:
         """Stop the endpoint mem0 reaches the model through (idempotent)."""
@@ -93,14 +101,29 @@ class Mem0:
 
         base = self.server.base_url
         return {
-            "llm": {"provider": "openai", "config": {"model": "capabench", "openai_base_url": base, "api_key": "local"}},
-            "embedder": {"provider": "openai", "config": {"model": self.embed.name, "openai_base_url": base,
-                                                          "api_key": "local", "embedding_dims": self.dims}},
-            "vector_store": {"provider": "qdrant", "config": {"client": QdrantClient(location=":memory:"),
-                                                              "collection_name": f"cell{cell}",
-                                                              "embedding_model_dims": self.dims}},
+            "llm": {
+                "provider": "openai",
+                "config": {"model": "capabench", "openai_base_url": base, "api_key": "local"},
+            },
+            "embedder": {
+                "provider": "openai",
+                "config": {
+                    "model": self.embed.name,
+                    "openai_base_url": base,
+                    "api_key": "local",
+                    "embedding_dims": self.dims,
+                },
+            },
+            "vector_store": {
+                "provider": "qdrant",
+                "config": {
+                    "client": QdrantClient(location=":memory:"),
+                    "collection_name": f"cell{cell}",
+                    "embedding_model_dims": self.dims,
+                },
+            },
             "history_db_path": ":memory:",
-        }  # fmt: skip
+        }
 
     def memory(self, session: Session):
         from mem0 import Memory

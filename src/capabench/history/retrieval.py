@@ -42,8 +42,12 @@ class BM25Retrieval:
         index = BM25Okapi([tokenize(render_session(h, 1)) for h in history])
         scores = [float(x) for x in index.get_scores(tokenize(session.request))]
         top = _ranked(scores, self.env.top_k)
-        return render_history([history[i] for i in top], method="bm25", k=self.env.top_k,
-                              scores=[round(scores[i], 4) for i in top])  # fmt: skip
+        return render_history(
+            [history[i] for i in top],
+            method="bm25",
+            k=self.env.top_k,
+            scores=[round(scores[i], 4) for i in top],
+        )
 
 
 @register("retrieval-dense")
@@ -59,5 +63,10 @@ class DenseRetrieval:
         vectors = self.embedder.encode([session.request] + [render_session(h, 1) for h in history])
         scores = [float(vectors[0] @ v) for v in vectors[1:]]
         top = _ranked(scores, self.env.top_k)
-        return render_history([history[i] for i in top], method="dense", embedder=self.embedder.name,
-                              k=self.env.top_k, scores=[round(scores[i], 4) for i in top])  # fmt: skip
+        return render_history(
+            [history[i] for i in top],
+            method="dense",
+            embedder=self.embedder.name,
+            k=self.env.top_k,
+            scores=[round(scores[i], 4) for i in top],
+        )

@@ -292,8 +292,11 @@ class SandboxPool:
         if not ok and isolation == "bwrap":
             raise RuntimeError(f"no bubblewrap sandbox available: {why}")
         if not ok and isolation == "auto":
-            log.warning("judge runs WITHOUT bubblewrap (%s): rlimits and process cleanup only, "
-                        "no namespace isolation", why)  # fmt: skip
+            log.warning(
+                "judge runs WITHOUT bubblewrap (%s): rlimits and process cleanup only, "
+                "no namespace isolation",
+                why,
+            )
         self.isolated = ok
         # A pool is shared by threads that parse code at once (judging, the simulated user,
         # the builder's cells): from here on, every `ast.parse` takes the lock (see _compat).

@@ -147,8 +147,9 @@ def proportion_interval(
     return wilson(float(values.mean()), len(values) / deff)
 
 
-def bootstrap_interval(values: np.ndarray, clusters: np.ndarray, cluster: str, resamples: int,
-                       seed: int) -> tuple[float, float]:  # fmt: skip
+def bootstrap_interval(
+    values: np.ndarray, clusters: np.ndarray, cluster: str, resamples: int, seed: int
+) -> tuple[float, float]:
     """Percentile bootstrap of the mean, resampling whole cells or single sessions."""
     rng = np.random.default_rng(seed)
     if cluster == "cell":
@@ -164,8 +165,14 @@ def bootstrap_interval(values: np.ndarray, clusters: np.ndarray, cluster: str, r
     return (float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
 
 
-def summarize(results: Iterable[SessionRun], *, budget: int = TURN_BUDGET, resamples: int = 2000,
-              seed: int = 0, cluster: str = "cell") -> Summary:  # fmt: skip
+def summarize(
+    results: Iterable[SessionRun],
+    *,
+    budget: int = TURN_BUDGET,
+    resamples: int = 2000,
+    seed: int = 0,
+    cluster: str = "cell",
+) -> Summary:
     """Over completed results, sessions as the unit; infrastructure errors are counted, not
     scored."""
     if cluster not in CLUSTERS:

@@ -34,8 +34,13 @@ def mcnemar(a: list[bool], b: list[bool], metric: str = "ES") -> PairedTest:
     """Exact McNemar: a binomial test on the discordant pairs."""
     only_a = sum(x and not y for x, y in zip(a, b, strict=True))
     only_b = sum(y and not x for x, y in zip(a, b, strict=True))
-    return PairedTest(metric, len(a), float(only_a - only_b),
-                      _binomial_two_sided(min(only_a, only_b), only_a + only_b), "McNemar exact")  # fmt: skip
+    return PairedTest(
+        metric,
+        len(a),
+        float(only_a - only_b),
+        _binomial_two_sided(min(only_a, only_b), only_a + only_b),
+        "McNemar exact",
+    )
 
 
 def wilcoxon(a: list[float], b: list[float], metric: str = "TTC") -> PairedTest:
@@ -62,7 +67,9 @@ def wilcoxon(a: list[float], b: list[float], metric: str = "TTC") -> PairedTest:
     return PairedTest(metric, len(a), float(result.statistic), float(result.pvalue), how)
 
 
-def paired_tests(first: list[SessionRun], second: list[SessionRun], budget: int = TURN_BUDGET) -> list[PairedTest]:  # fmt: skip
+def paired_tests(
+    first: list[SessionRun], second: list[SessionRun], budget: int = TURN_BUDGET
+) -> list[PairedTest]:
     """ES and FT-ES by exact McNemar (by Wilcoxon on the per-session rates when epochs make
     them fractional), TTC by Wilcoxon, on the sessions both conditions completed."""
     a = {s.session_id: s for s in per_session(first, budget)}

@@ -9,8 +9,16 @@ from capabench.models.errors import sdk_errors
 
 
 class AnthropicModel:
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout_s: float = 120.0, temperature: float = 0.0, max_tokens: int = 2048) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        temperature: float = 0.0,
+        max_tokens: int = 2048,
+    ) -> None:
         import anthropic
 
         self.model = model
@@ -26,8 +34,14 @@ class AnthropicModel:
         )
         self.endpoint = base_url or "https://api.anthropic.com"
 
-    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
-                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        json_object: bool = False,
+        schema: dict | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
         # No JSON mode in the Messages API: the prompt's own "answer with JSON only" has to do.
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]

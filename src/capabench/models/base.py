@@ -31,8 +31,14 @@ class Completion(BaseModel):
 class ChatModel(Protocol):
     name: str
 
-    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
-                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        json_object: bool = False,
+        schema: dict | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
         """The next assistant message. json_object: the caller wants one JSON object (the
         endpoint's JSON mode where it has one, e.g. grammar-constrained for llama.cpp; the
         prompt must still ask for JSON, as OpenAI's JSON mode requires). schema: a JSON

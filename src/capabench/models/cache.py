@@ -14,8 +14,10 @@ from capabench.models.base import ChatModel, Completion, Message
 def request_key(model: str, messages: list[Message], params: dict | None = None) -> str:
     canonical = json.dumps(
         {"model": model, "messages": [m.model_dump() for m in messages], "params": params or {}},
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-    )  # fmt: skip
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -55,8 +57,14 @@ class CachedModel:
         self.cache = cache
         self.params = params or {}
 
-    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
-                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        json_object: bool = False,
+        schema: dict | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
         params = {**self.params, "json_object": True} if json_object else self.params
         if schema is not None:
             params = {**params, "schema": schema}

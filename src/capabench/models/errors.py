@@ -8,8 +8,14 @@ from datetime import UTC
 
 
 class InfraError(Exception):
-    def __init__(self, message: str, *, retryable: bool = True, status: int | None = None,
-                 retry_after: float | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = True,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
@@ -54,9 +60,12 @@ def sdk_errors(sdk, name: str):
     try:
         yield
     except sdk.APIStatusError as exc:
-        raise InfraError(f"{name}: HTTP {exc.status_code}: {exc.message}", status=exc.status_code,
-                         retryable=classify_status(exc.status_code),
-                         retry_after=retry_after_seconds(exc.response.headers)) from None  # fmt: skip
+        raise InfraError(
+            f"{name}: HTTP {exc.status_code}: {exc.message}",
+            status=exc.status_code,
+            retryable=classify_status(exc.status_code),
+            retry_after=retry_after_seconds(exc.response.headers),
+        ) from None
     except (sdk.APIConnectionError, sdk.APITimeoutError) as exc:
         raise InfraError(f"{name}: {type(exc).__name__}: {exc}") from None
     except (

@@ -60,8 +60,15 @@ def embedded_gguf() -> Path:
 class LocalModel:
     """llama.cpp in this process. One call at a time: the context is not thread-safe."""
 
-    def __init__(self, path: Path, *, temperature: float = 0.0, max_tokens: int = 1024, n_ctx: int = DEFAULT_CONTEXT,
-                 threads: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        path: Path,
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        n_ctx: int = DEFAULT_CONTEXT,
+        threads: int | None = None,
+    ) -> None:
         try:
             from llama_cpp import Llama
         except ImportError:
@@ -80,8 +87,14 @@ class LocalModel:
             verbose=False,
         )
 
-    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
-                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        json_object: bool = False,
+        schema: dict | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
         with self._lock:
             try:
                 response = self.llm.create_chat_completion(
@@ -125,6 +138,11 @@ def _local(path: str, options: ModelOptions) -> LocalModel:
     key = f"{gguf.resolve()}:{options.temperature}:{options.max_tokens}:{n_ctx}:{options.threads}"
     with _loaded_lock:  # loading weights is slow: one instance per file and settings
         if key not in _loaded:
-            _loaded[key] = LocalModel(gguf, temperature=options.temperature, max_tokens=options.max_tokens,
-                                      n_ctx=n_ctx, threads=options.threads)  # fmt: skip
+            _loaded[key] = LocalModel(
+                gguf,
+                temperature=options.temperature,
+                max_tokens=options.max_tokens,
+                n_ctx=n_ctx,
+                threads=options.threads,
+            )
         return _loaded[key]

@@ -11,8 +11,16 @@ from capabench.models.errors import InfraError, sdk_errors
 
 
 class OpenAIModel:
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout_s: float = 120.0, temperature: float = 0.0, max_tokens: int = 2048) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        temperature: float = 0.0,
+        max_tokens: int = 2048,
+    ) -> None:
         import openai
 
         self.model = model
@@ -30,8 +38,14 @@ class OpenAIModel:
         )
         self.endpoint = base_url or "https://api.openai.com"
 
-    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
-                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        json_object: bool = False,
+        schema: dict | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
         body = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],

@@ -11,8 +11,14 @@ def _openai(model: str, options: ModelOptions):
 
     if not model:
         raise ValueError("name the model: openai/<model>")
-    return OpenAIModel(model, base_url=options.base_url, api_key=options.api_key, timeout_s=options.timeout_s,
-                       temperature=options.temperature, max_tokens=options.max_tokens)  # fmt: skip
+    return OpenAIModel(
+        model,
+        base_url=options.base_url,
+        api_key=options.api_key,
+        timeout_s=options.timeout_s,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+    )
 
 
 @register("anthropic")
@@ -21,5 +27,11 @@ def _anthropic(model: str, options: ModelOptions):
 
     if not model:
         raise ValueError("name the model: anthropic/<model>")
-    return AnthropicModel(model, base_url=options.base_url, api_key=options.api_key, timeout_s=options.timeout_s,
-                          temperature=options.temperature, max_tokens=options.max_tokens)  # fmt: skip
+    return AnthropicModel(
+        model,
+        base_url=options.base_url,
+        api_key=options.api_key,
+        timeout_s=options.timeout_s,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+    )

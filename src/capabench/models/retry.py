@@ -13,16 +13,28 @@ __all__ = ["RetryPolicy", "RetryingModel", "endpoint_slot"]
 class RetryingModel:
     """Wraps a model whose `complete` raises InfraError for endpoint failures."""
 
-    def __init__(self, inner: ChatModel, policy: RetryPolicy | None = None, *, endpoint: str | None = None,
-                 concurrency: int = 8) -> None:  # fmt: skip
+    def __init__(
+        self,
+        inner: ChatModel,
+        policy: RetryPolicy | None = None,
+        *,
+        endpoint: str | None = None,
+        concurrency: int = 8,
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self.policy = policy or RetryPolicy()
         self.slot = endpoint_slot(endpoint or inner.name, concurrency)
         self.retries = 0
 
-    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
-                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        json_object: bool = False,
+        schema: dict | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
         for attempt in range(1, self.policy.attempts + 1):
             try:
                 with self.slot:

@@ -19,8 +19,14 @@ class ScriptedModel:
         self.json_calls = 0  # calls that asked for a JSON object
         self.schemas: list[dict | None] = []  # each call's schema (None: free text)
 
-    def complete(self, messages: list[Message], *, json_object: bool = False, schema: dict | None = None,
-                 stop: tuple[str, ...] = ()) -> Completion:  # fmt: skip
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        json_object: bool = False,
+        schema: dict | None = None,
+        stop: tuple[str, ...] = (),
+    ) -> Completion:
         self.calls.append(list(messages))
         self.json_calls += json_object or schema is not None
         self.schemas.append(schema)

@@ -22,9 +22,16 @@ class _Server(ThreadingHTTPServer):
 
 
 class OpenAICompatibleServer:
-    def __init__(self, answer: Callable[[list[dict]], str], *, latency_s: float = 0.0,
-                 embed: Callable[[list[str]], list[list[float]]] | None = None,
-                 record: bool = True, answer_json: Callable[[list[dict]], str] | None = None, port: int = 0) -> None:  # fmt: skip
+    def __init__(
+        self,
+        answer: Callable[[list[dict]], str],
+        *,
+        latency_s: float = 0.0,
+        embed: Callable[[list[str]], list[list[float]]] | None = None,
+        record: bool = True,
+        answer_json: Callable[[list[dict]], str] | None = None,
+        port: int = 0,
+    ) -> None:
         self.answer = answer
         self.answer_json = answer_json or answer  # for requests in JSON mode
         self.record = record  # keep every request body (tests read them; a long run must not)
@@ -88,25 +95,58 @@ class OpenAICompatibleServer:
                     return self._send(500 if retryable else 400, {"error": {"message": str(exc)}})
                 words = sum(len(str(m.get("content", "")).split()) for m in messages)
                 if route == "/v1/messages":
-                    return self._send(200, {
-                        "id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
-                        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-                        "usage": {"input_tokens": words, "output_tokens": len(text.split())},
-                    })  # fmt: skip
-                return self._send(200, {
-                    "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": words, "completion_tokens": len(text.split()), "total_tokens": words + len(text.split())},
-                })  # fmt: skip
+                    return self._send(
+                        200,
+                        {
+                            "id": "msg_fake",
+                            "type": "message",
+                            "role": "assistant",
+                            "model": body["model"],
+                            "content": [{"type": "text", "text": text}],
+                            "stop_reason": "end_turn",
+                            "stop_sequence": None,
+                            "usage": {"input_tokens": words, "output_tokens": len(text.split())},
+                        },
+                    )
+                return self._send(
+                    200,
+                    {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": text},
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": words,
+                            "completion_tokens": len(text.split()),
+                            "total_tokens": words + len(text.split()),
+                        },
+                    },
+                )
 
             def _embeddings(self, body):
                 texts = [body["input"]] if isinstance(body["input"], str) else list(body["input"])
                 vectors = server.embed(texts)
-                data = [{"object": "embedding", "index": i, "embedding": [float(x) for x in v]}
-                        for i, v in enumerate(vectors)]  # fmt: skip
+                data = [
+                    {"object": "embedding", "index": i, "embedding": [float(x) for x in v]}
+                    for i, v in enumerate(vectors)
+                ]
                 tokens = sum(len(t.split()) for t in texts)
-                return self._send(200, {"object": "list", "data": data, "model": body.get("model", ""),
-                                        "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})  # fmt: skip
+                return self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body.get("model", ""),
+                        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+                    },
+                )
 
             def _send(self, status, payload, headers=None):
                 self._raw(status, json.dumps(payload).encode(), headers)

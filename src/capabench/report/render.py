@@ -64,16 +64,33 @@ def _plot_png(rows: list[dict], group: str, title: str) -> bytes:
             values = [r[metric] for r in mine]
             errors = None
             if all(f"{metric} 95% low" in r for r in mine) and mine:
-                errors = [[max(0, r[metric] - r[f"{metric} 95% low"]) for r in mine],
-                          [max(0, r[f"{metric} 95% high"] - r[metric]) for r in mine]]  # fmt: skip
+                errors = [
+                    [max(0, r[metric] - r[f"{metric} 95% low"]) for r in mine],
+                    [max(0, r[f"{metric} 95% high"] - r[metric]) for r in mine],
+                ]
             bottom = low if metric == "TTC" else 0
-            bars = ax.bar(xs, [v - bottom for v in values], width, bottom=bottom, label=model, yerr=errors,
-                          capsize=3, error_kw={"elinewidth": 1})  # fmt: skip
+            bars = ax.bar(
+                xs,
+                [v - bottom for v in values],
+                width,
+                bottom=bottom,
+                label=model,
+                yerr=errors,
+                capsize=3,
+                error_kw={"elinewidth": 1},
+            )
             for bar, r in zip(bars, mine, strict=True):
                 text = f"{r[metric]:g}\nn={r['n']}"
                 top = max(r[metric], r.get(f"{metric} 95% high", r[metric]))  # above the error bar
-                ax.annotate(text, (bar.get_x() + bar.get_width() / 2, top),
-                            ha="center", va="bottom", fontsize=6, xytext=(0, 2), textcoords="offset points")  # fmt: skip
+                ax.annotate(
+                    text,
+                    (bar.get_x() + bar.get_width() / 2, top),
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                )
         ax.set_ylim(low, high + (high - low) * 0.18)
         ax.set_title(metric + (" (%)" if metric != "TTC" else " (turns; unsolved = 8)"))
         ax.set_xticks([x + width * (len(models) - 1) / 2 for x in range(len(labels))])

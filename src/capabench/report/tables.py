@@ -61,12 +61,21 @@ def comparison(run: RunData, base: str, treated: str) -> dict | None:
     if not tests["ES"].n:
         return None  # nothing measured under both: no difference to show
     return {
-        "model": run.model, "base": base, "treated": treated, "paired n": tests["ES"].n,
-        "ES base": pct(a.es), "ES treated": pct(b.es), "ΔES (pp)": pct(b.es - a.es),
-        "FT-ES base": pct(a.ft_es), "FT-ES treated": pct(b.ft_es), "ΔFT-ES (pp)": pct(b.ft_es - a.ft_es),
-        "TTC base": round(a.ttc, 3), "TTC treated": round(b.ttc, 3), "ΔTTC (turns saved)": round(a.ttc - b.ttc, 3),
+        "model": run.model,
+        "base": base,
+        "treated": treated,
+        "paired n": tests["ES"].n,
+        "ES base": pct(a.es),
+        "ES treated": pct(b.es),
+        "ΔES (pp)": pct(b.es - a.es),
+        "FT-ES base": pct(a.ft_es),
+        "FT-ES treated": pct(b.ft_es),
+        "ΔFT-ES (pp)": pct(b.ft_es - a.ft_es),
+        "TTC base": round(a.ttc, 3),
+        "TTC treated": round(b.ttc, 3),
+        "ΔTTC (turns saved)": round(a.ttc - b.ttc, 3),
         **{f"p {m}": tests[m].p_value for m in METRICS},
-    }  # fmt: skip
+    }
 
 
 def _significant(p: float) -> float:
@@ -98,12 +107,23 @@ def main_table_rows(
     rows = []
     for run in runs:
         if (c := comparison(run, base, treated)) is not None:
-            rows.append({(f"{k.split()[0]} {named[k.split()[1]]}" if k.endswith((" base", " treated")) else k): v
-                         for k, v in c.items() if k not in named})  # fmt: skip
+            rows.append(
+                {
+                    (
+                        f"{k.split()[0]} {named[k.split()[1]]}"
+                        if k.endswith((" base", " treated"))
+                        else k
+                    ): v
+                    for k, v in c.items()
+                    if k not in named
+                }
+            )
     return with_holm(rows)
 
 
-def comparison_rows(runs: list[RunData], base: str = "none", conditions: list[str] | None = None) -> list[dict]:  # fmt: skip
+def comparison_rows(
+    runs: list[RunData], base: str = "none", conditions: list[str] | None = None
+) -> list[dict]:
     """Every other condition (or those given) of each run against `base`, with paired tests
     Holm-adjusted over the whole table."""
     rows = [
@@ -129,22 +149,43 @@ def condition_rows(runs: list[RunData], cluster: str = "cell") -> list[dict]:
                     {"model": run.model, "condition": cond, "n": 0, "infra errors": s.infra_errors}
                 )
                 continue
-            rows.append({
-                "model": run.model, "condition": cond, "n": s.n, "cells": s.cells, "attempts": s.attempts,
-                "infra errors": s.infra_errors,
-                "ES": pct(s.es), "ES 95% low": pct(s.ci["es"][0]), "ES 95% high": pct(s.ci["es"][1]),
-                "FT-ES": pct(s.ft_es), "FT-ES 95% low": pct(s.ci["ft_es"][0]), "FT-ES 95% high": pct(s.ci["ft_es"][1]),
-                "TTC": round(s.ttc, 3), "TTC 95% low": round(s.ci["ttc"][0], 3), "TTC 95% high": round(s.ci["ttc"][1], 3),
-                "ask rate": pct(s.ask_rate), "questions/session": round(s.questions_per_session, 2),
-                "needless-ask rate": pct(s.needless_ask_rate),
-                "needless per ask": None if s.needless_per_ask is None else pct(s.needless_per_ask),
-                "wrong-guess rate": pct(s.wrong_guess_rate),
-                "tokens/session": round(s.tokens_per_session, 1),
-                "cost/session ($)": None if s.cost_per_session is None else round(s.cost_per_session, 6),
-                "history tokens/session": round(sum(r.history_tokens for r in groups[cond]) / max(1, len(groups[cond])), 1),
-                "unanswered questions %": unanswered_share(groups[cond]),
-                "replies cut at the token limit": sum(r.truncated_replies for r in groups[cond]),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "model": run.model,
+                    "condition": cond,
+                    "n": s.n,
+                    "cells": s.cells,
+                    "attempts": s.attempts,
+                    "infra errors": s.infra_errors,
+                    "ES": pct(s.es),
+                    "ES 95% low": pct(s.ci["es"][0]),
+                    "ES 95% high": pct(s.ci["es"][1]),
+                    "FT-ES": pct(s.ft_es),
+                    "FT-ES 95% low": pct(s.ci["ft_es"][0]),
+                    "FT-ES 95% high": pct(s.ci["ft_es"][1]),
+                    "TTC": round(s.ttc, 3),
+                    "TTC 95% low": round(s.ci["ttc"][0], 3),
+                    "TTC 95% high": round(s.ci["ttc"][1], 3),
+                    "ask rate": pct(s.ask_rate),
+                    "questions/session": round(s.questions_per_session, 2),
+                    "needless-ask rate": pct(s.needless_ask_rate),
+                    "needless per ask": None
+                    if s.needless_per_ask is None
+                    else pct(s.needless_per_ask),
+                    "wrong-guess rate": pct(s.wrong_guess_rate),
+                    "tokens/session": round(s.tokens_per_session, 1),
+                    "cost/session ($)": None
+                    if s.cost_per_session is None
+                    else round(s.cost_per_session, 6),
+                    "history tokens/session": round(
+                        sum(r.history_tokens for r in groups[cond]) / max(1, len(groups[cond])), 1
+                    ),
+                    "unanswered questions %": unanswered_share(groups[cond]),
+                    "replies cut at the token limit": sum(
+                        r.truncated_replies for r in groups[cond]
+                    ),
+                }
+            )
     return rows
 
 
@@ -205,8 +246,13 @@ def difficulty_rows(runs: list[RunData], reference: str = "none") -> list[dict]:
             continue
         level = difficulty_of(groups[reference])
         for cond, group in sorted(groups.items()):
-            rows += _breakdown_rows(run, cond, group, "difficulty",
-                                    lambda r, level=level: [level[r.session_id]] if r.session_id in level else [])  # fmt: skip
+            rows += _breakdown_rows(
+                run,
+                cond,
+                group,
+                "difficulty",
+                lambda r, level=level: [level[r.session_id]] if r.session_id in level else [],
+            )
     return rows
 
 

@@ -19,8 +19,9 @@ NO_CODE = "I don't see a Python code block defining `{name}`. Reply with the com
 FAILED = "That fails the tests: {detail}\nFix it and reply with the complete corrected function."
 
 
-def play_blank(task: Task, model: ChatModel, pool: SandboxPool, *, epoch: int = 0,
-               budget: int = TURN_BUDGET) -> BlankRun:  # fmt: skip
+def play_blank(
+    task: Task, model: ChatModel, pool: SandboxPool, *, epoch: int = 0, budget: int = TURN_BUDGET
+) -> BlankRun:
     start = time.perf_counter()
     turns = [Turn(role="user", text=f"```python\n{task.prompt}```")]
     tokens_in = tokens_out = 0
@@ -55,7 +56,15 @@ def play_blank(task: Task, model: ChatModel, pool: SandboxPool, *, epoch: int = 
     except InfraError as exc:
         status, error = "infra_error", str(exc)
     return BlankRun(
-        key=f"{task.id}|{epoch}", task_id=task.id, epoch=epoch, model=model.name, status=status,
-        error=error, solved_turn=solved, turns=tuple(turns), input_tokens=tokens_in,
-        output_tokens=tokens_out, duration_s=round(time.perf_counter() - start, 3),
-    )  # fmt: skip
+        key=f"{task.id}|{epoch}",
+        task_id=task.id,
+        epoch=epoch,
+        model=model.name,
+        status=status,
+        error=error,
+        solved_turn=solved,
+        turns=tuple(turns),
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        duration_s=round(time.perf_counter() - start, 3),
+    )

@@ -15,8 +15,9 @@ STOPS = (CODE_END, "\nUser:")
 
 
 class ModelAssistant:
-    def __init__(self, model: ChatModel, *, system: str | None = None,
-                 stop_after_code: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self, model: ChatModel, *, system: str | None = None, stop_after_code: bool = False
+    ) -> None:
         self.model = model
         self.system = system if system is not None else system_prompt()  # no history given
         self.stop_after_code = stop_after_code

@@ -89,8 +89,15 @@ Reply to rewrite:
 
 
 class SimulatedUser:
-    def __init__(self, session: Session, *, pool: SandboxPool | None = None, timeout_s: float = 10.0,
-                 expression_model: ChatModel | None = None, matcher: IntentMatcher | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        session: Session,
+        *,
+        pool: SandboxPool | None = None,
+        timeout_s: float = 10.0,
+        expression_model: ChatModel | None = None,
+        matcher: IntentMatcher | None = None,
+    ) -> None:
         self.expression_model = expression_model
         self.matcher = matcher or make_matcher()
         self.session = session

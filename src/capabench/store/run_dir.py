@@ -15,10 +15,18 @@ from capabench.records import SessionRun
 
 # Settings that change a result: a resumed run must match them (the flag that sets each).
 _IDENTITY = {
-    "model": "--model", "benchmark_hash": "--benchmark/--seed", "seed": "--seed", "user_model": "--user-model",
-    "user_matcher": "--user-matcher", "budget": "the turn budget", "temperature": "--temperature",
-    "max_tokens": "--max-tokens", "top_k": "--top-k", "context": "--context", "base_url": "--base-url",
-}  # fmt: skip
+    "model": "--model",
+    "benchmark_hash": "--benchmark/--seed",
+    "seed": "--seed",
+    "user_model": "--user-model",
+    "user_matcher": "--user-matcher",
+    "budget": "the turn budget",
+    "temperature": "--temperature",
+    "max_tokens": "--max-tokens",
+    "top_k": "--top-k",
+    "context": "--context",
+    "base_url": "--base-url",
+}
 _OURS = {"blank-control", "results.jsonl"}  # what a run directory may hold before its manifest
 # Settings a resumed run may grow: more conditions, sessions (--limit picks a prefix) or epochs.
 _GROWS = ("conditions", "limit", "epochs")
@@ -81,10 +89,14 @@ class RunStore:
                     f"({flag}); resume with the same setting or use another --run-dir"
                 )
         grown = {
-            "conditions": sorted(set(old.get("conditions", [])) | set(manifest.get("conditions", []))),
+            "conditions": sorted(
+                set(old.get("conditions", [])) | set(manifest.get("conditions", []))
+            ),
             "epochs": max(old.get("epochs", 1), manifest.get("epochs", 1)),
-            "limit": None if None in (old.get("limit"), manifest.get("limit")) else max(old["limit"], manifest["limit"]),
-        }  # fmt: skip
+            "limit": None
+            if None in (old.get("limit"), manifest.get("limit"))
+            else max(old["limit"], manifest["limit"]),
+        }
         return {**old, **manifest, **grown}
 
     def open(self, manifest: dict) -> None:

@@ -33,18 +33,28 @@ def has_local_repo(instance: Instance, repos: Path | None) -> bool:
         return False
 
 
-def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
-             repos: Path | None = None, timeout_s: float | None = None, grader: GraderName = "auto",
-             harness: HarnessOptions | None = None,
-             progress: Callable[[str, Grade], None] | None = None) -> dict[str, Grade]:  # fmt: skip
+def evaluate(
+    instances: list[Instance],
+    store: SweStore,
+    *,
+    force: bool = False,
+    repos: Path | None = None,
+    timeout_s: float | None = None,
+    grader: GraderName = "auto",
+    harness: HarnessOptions | None = None,
+    progress: Callable[[str, Grade], None] | None = None,
+) -> dict[str, Grade]:
     """Grade stored patches that have no grade yet (all with force), each grade saved as it
     comes. `auto` grades locally when every instance has a local repository (the bundled
     ones, or clones under `repos`) and with the official SWE-bench harness otherwise.
     `timeout_s` bounds one graded test run (default 300 s locally, the harness's 1800 s)."""
     by_id = {i.instance_id: i for i in instances}
-    todo = [(s, by_id[s.instance_id]) for s in store.summaries()
-            if s.instance_id in by_id  # else a run of another dataset
-            and (force or store.evaluation(s.run_id) is None)]  # fmt: skip
+    todo = [
+        (s, by_id[s.instance_id])
+        for s in store.summaries()
+        if s.instance_id in by_id  # else a run of another dataset
+        and (force or store.evaluation(s.run_id) is None)
+    ]
     local = all(has_local_repo(i, repos) for _, i in todo)
     if grader == "auto":
         grader = "local" if local else "swebench"
@@ -58,8 +68,15 @@ def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
 
     if grader == "local":
         for summary, instance in todo:
-            save(summary.run_id, grade_locally(instance, store.patch(summary.run_id),
-                                               repo_dir(instance, repos), timeout_s=timeout_s or 300.0))  # fmt: skip
+            save(
+                summary.run_id,
+                grade_locally(
+                    instance,
+                    store.patch(summary.run_id),
+                    repo_dir(instance, repos),
+                    timeout_s=timeout_s or 300.0,
+                ),
+            )
         return grades
     if not todo:
         return grades
@@ -76,9 +93,23 @@ def evaluate(instances: list[Instance], store: SweStore, *, force: bool = False,
         dataset = DEFAULT_DATASET
         if local:
             used = list({i.instance_id: i for _, i in todo}.values())
-            dataset = str(prepare(used, lambda i: repo_dir(i, repos), workdir / "dataset.json",
-                                  base_image=options.base_image, log=options.log))  # fmt: skip
+            dataset = str(
+                prepare(
+                    used,
+                    lambda i: repo_dir(i, repos),
+                    workdir / "dataset.json",
+                    base_image=options.base_image,
+                    log=options.log,
+                )
+            )
     subs = [Submission(s.run_id, i, store.patch(s.run_id)) for s, i in todo]
-    grade_with_harness(subs, workdir, dataset=dataset, split=options.split, timeout_s=timeout_s or 1800.0,
-                       max_workers=options.max_workers, progress=save)  # fmt: skip
+    grade_with_harness(
+        subs,
+        workdir,
+        dataset=dataset,
+        split=options.split,
+        timeout_s=timeout_s or 1800.0,
+        max_workers=options.max_workers,
+        progress=save,
+    )
     return grades

@@ -10,10 +10,17 @@ from pathlib import Path
 
 
 def git(*args: str, cwd: Path) -> str:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "capabench", "GIT_AUTHOR_EMAIL": "capabench@localhost",
-           "GIT_COMMITTER_NAME": "capabench", "GIT_COMMITTER_EMAIL": "capabench@localhost",
-           "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}  # fmt: skip
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "capabench",
+        "GIT_AUTHOR_EMAIL": "capabench@localhost",
+        "GIT_COMMITTER_NAME": "capabench",
+        "GIT_COMMITTER_EMAIL": "capabench@localhost",
+        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    }
     proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()[:500]}")
@@ -29,6 +36,11 @@ def checkout(repo: Path, commit: str, dest: Path) -> None:
 
 def apply_patch(work: Path, patch: str) -> str:
     """Apply a unified diff; '' on success, else why not."""
-    proc = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=work, input=patch,
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        ["git", "apply", "--whitespace=nowarn", "-"],
+        cwd=work,
+        input=patch,
+        capture_output=True,
+        text=True,
+    )
     return "" if proc.returncode == 0 else proc.stderr.strip()[:500]

@@ -35,14 +35,22 @@ def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
         # A runner may name its channel (the built-in agent's action): the canary certifies
         # the harness's ask path, not the model's judgement of when to ask.
         prompt = " ".join(filter(None, [PREFLIGHT_PROMPT, getattr(runner, "ask_hint", "")]))
-        task = AgentTask(instance_id="preflight", repo="capabench/preflight", base_commit=commit,
-                         condition="full", prompt=prompt, prompt_sha256="")  # fmt: skip
+        task = AgentTask(
+            instance_id="preflight",
+            repo="capabench/preflight",
+            base_commit=commit,
+            condition="full",
+            prompt=prompt,
+            prompt_sha256="",
+        )
         with Workspace(repo, commit) as ws:
             outcome = runner.run(task, ws)
     answered = [a for a in outcome.asks if a.answer is not None]  # a refused ask certifies nothing
     if not answered:
-        raise PreflightFailed(f"{model}: no ask was observed and answered ({outcome.stop_reason}"
-                              f"{': ' + outcome.error if outcome.error else ''})")  # fmt: skip
+        raise PreflightFailed(
+            f"{model}: no ask was observed and answered ({outcome.stop_reason}"
+            f"{': ' + outcome.error if outcome.error else ''})"
+        )
     # Going on may be asking again until the cap: each answer was delivered and acted on.
     # Turns are model replies in every arm, so a reply after the ask's is going on.
     if outcome.turns <= answered[0].turn or outcome.stop_reason not in (
@@ -51,6 +59,7 @@ def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
         "time_limit",
         "max_ask_rounds",
     ):
-        raise PreflightFailed(f"{model}: the session did not continue after the answered ask "
-                              f"({outcome.stop_reason})")  # fmt: skip
+        raise PreflightFailed(
+            f"{model}: the session did not continue after the answered ask ({outcome.stop_reason})"
+        )
     return outcome

@@ -43,10 +43,13 @@ class Instance(BaseModel):
     def task(self, condition: Condition) -> AgentTask:
         prompt = PROMPT.format(issue=self.issue(condition))
         return AgentTask(
-            instance_id=self.instance_id, repo=self.repo, base_commit=self.base_commit,
-            condition=condition, prompt=prompt,
+            instance_id=self.instance_id,
+            repo=self.repo,
+            base_commit=self.base_commit,
+            condition=condition,
+            prompt=prompt,
             prompt_sha256=hashlib.sha256(prompt.encode()).hexdigest(),
-        )  # fmt: skip
+        )
 
     def gold_files(self) -> tuple[str, ...]:
         return patch_files(self.patch)

@@ -21,12 +21,28 @@ from capabench.judge.sandbox import bwrap_available
 
 # Not secrets, and an agent behind a proxy or a private CA can't reach its endpoint without
 # them.
-PASSTHROUGH = ("LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-               "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")  # fmt: skip
+PASSTHROUGH = (
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+)
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 # Host services a root process could drive through a socket on the read-only root.
-SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
-           "/run/podman/podman.sock")  # fmt: skip
+SOCKETS = (
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+)
 
 
 class SandboxUnavailable(ValueError):
@@ -68,8 +84,14 @@ def interpreter_roots() -> set[Path]:
     return {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
 
 
-def bwrap_argv(argv: list[str], *, writable: Iterable[Path], chdir: Path,
-               expose: Iterable[Path] = (), network: bool = True) -> list[str]:  # fmt: skip
+def bwrap_argv(
+    argv: list[str],
+    *,
+    writable: Iterable[Path],
+    chdir: Path,
+    expose: Iterable[Path] = (),
+    network: bool = True,
+) -> list[str]:
     """`argv` inside bubblewrap. `expose`: paths to keep readable although they lie under a
     hidden directory (the agent's own installation, its interpreter)."""
     hidden = _hidden()
@@ -86,8 +108,10 @@ def bwrap_argv(argv: list[str], *, writable: Iterable[Path], chdir: Path,
     for root in hidden:
         wrap += ["--tmpfs", str(root)]
     shown = {Path(p).resolve() for p in expose}
-    for path in sorted((p for p in shown if p.exists() and any(p.is_relative_to(h) for h in hidden)),
-                       key=lambda p: len(p.parts)):  # fmt: skip
+    for path in sorted(
+        (p for p in shown if p.exists() and any(p.is_relative_to(h) for h in hidden)),
+        key=lambda p: len(p.parts),
+    ):
         wrap += ["--ro-bind", str(path), str(path)]
     for path in writable:
         wrap += ["--bind", str(path), str(path)]
@@ -101,8 +125,9 @@ def bwrap_argv(argv: list[str], *, writable: Iterable[Path], chdir: Path,
     return [*wrap, "--chdir", str(chdir), "--", *argv]
 
 
-def agent_env(*, home: Path, tmp: Path, path: Iterable[str | Path] = (),
-              extra: dict[str, str] | None = None) -> dict[str, str]:  # fmt: skip
+def agent_env(
+    *, home: Path, tmp: Path, path: Iterable[str | Path] = (), extra: dict[str, str] | None = None
+) -> dict[str, str]:
     """An agent's whole environment: nothing of the host's but locale, certificates and
     proxies. A TMPDIR apart from HOME: Codex won't install its helper commands under it."""
     env = {k: os.environ[k] for k in PASSTHROUGH if k in os.environ}
@@ -139,6 +164,7 @@ def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
         return argv, "process"
     # Hidden directories (/tmp, homes) hide whatever lived there: an interpreter or a virtual
     # environment under them (a fresh clone often is) comes back, read-only.
-    wrapped = bwrap_argv(argv, writable=[Path(tmp), work], chdir=work,
-                         expose=interpreter_roots(), network=False)  # fmt: skip
+    wrapped = bwrap_argv(
+        argv, writable=[Path(tmp), work], chdir=work, expose=interpreter_roots(), network=False
+    )
     return wrapped, "bwrap"

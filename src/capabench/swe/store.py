@@ -103,8 +103,11 @@ class SweStore:
 
     def done(self, model: str) -> set[tuple[str, str]]:
         """(instance, condition) pairs this model has a finished, non-retryable run of."""
-        return {(s.instance_id, s.condition) for s in self.summaries()
-                if s.model == model and not s.retryable}  # fmt: skip
+        return {
+            (s.instance_id, s.condition)
+            for s in self.summaries()
+            if s.model == model and not s.retryable
+        }
 
     def manifest(self, run_id: str) -> dict:
         return json.loads(self.path("manifests", run_id).read_text())

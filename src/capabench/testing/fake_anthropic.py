@@ -66,15 +66,30 @@ class FakeAnthropic(ScriptedStreamServer):
         return {"type": "error", "error": {"type": kind, "message": message}}
 
     def send(self, reply: Reply, body: dict, blocks: list[dict], n: int) -> None:
-        blocks = [{**b, "id": f"toolu_{n}_{k}"} if b["type"] == "tool_use" else b
-                  for k, b in enumerate(blocks)]  # fmt: skip
+        blocks = [
+            {**b, "id": f"toolu_{n}_{k}"} if b["type"] == "tool_use" else b
+            for k, b in enumerate(blocks)
+        ]
         stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-        message = {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": body.get("model", ""),
-                   "stop_reason": None, "stop_sequence": None,
-                   "usage": {"input_tokens": 100, "output_tokens": 1}}  # fmt: skip
+        message = {
+            "id": f"msg_{n}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", ""),
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": 1},
+        }
         if not body.get("stream"):
-            return reply.json(200, {**message, "content": blocks, "stop_reason": stop,
-                                    "usage": {"input_tokens": 100, "output_tokens": 20}})  # fmt: skip
+            return reply.json(
+                200,
+                {
+                    **message,
+                    "content": blocks,
+                    "stop_reason": stop,
+                    "usage": {"input_tokens": 100, "output_tokens": 20},
+                },
+            )
         reply.start_events()
         reply.event(
             "message_start", {"type": "message_start", "message": {**message, "content": []}}
@@ -96,6 +111,12 @@ class FakeAnthropic(ScriptedStreamServer):
                 "content_block_delta", {"type": "content_block_delta", "index": k, "delta": delta}
             )
             reply.event("content_block_stop", {"type": "content_block_stop", "index": k})
-        reply.event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": 20}})  # fmt: skip
+        reply.event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 20},
+            },
+        )
         reply.event("message_stop", {"type": "message_stop"})

@@ -38,8 +38,13 @@ def tool_outputs(body: dict) -> list[str]:
 
 
 def user_texts(body: dict) -> list[str]:
-    return [c.get("text", "") for i in body.get("input", []) if i.get("type") == "message" and i.get("role") == "user"
-            for c in i.get("content", []) if isinstance(c, dict)]  # fmt: skip
+    return [
+        c.get("text", "")
+        for i in body.get("input", [])
+        if i.get("type") == "message" and i.get("role") == "user"
+        for c in i.get("content", [])
+        if isinstance(c, dict)
+    ]
 
 
 class FakeResponses(ScriptedStreamServer):
@@ -61,7 +66,12 @@ class FakeResponses(ScriptedStreamServer):
             for kind in ("response.output_item.added", "response.output_item.done"):
                 reply.event(kind, {"type": kind, "output_index": k, "item": item})
             done.append(item)
-        usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 120}  # fmt: skip
+        usage = {
+            "input_tokens": 100,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 20,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 120,
+        }
         finished = {**response, "status": "completed", "output": done, "usage": usage}
         reply.event("response.completed", {"type": "response.completed", "response": finished})

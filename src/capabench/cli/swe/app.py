@@ -20,15 +20,19 @@ swe_app = typer.Typer(
 out = Console()
 
 DatasetOpt = Annotated[
-    Path | None, typer.Option("--dataset", help="JSONL/JSON/Parquet/save_to_disk/xlsx (default: the bundled one)")
-]  # fmt: skip
+    Path | None,
+    typer.Option(
+        "--dataset", help="JSONL/JSON/Parquet/save_to_disk/xlsx (default: the bundled one)"
+    ),
+]
 BaseOpt = Annotated[
     Path | None, typer.Option("--base", help="for a workbook: the dataset it names")
 ]
 RunsOpt = Annotated[Path, typer.Option("--runs", help="the run store")]
 ReposOpt = Annotated[
-    Path | None, typer.Option("--repos", help="git repositories by <owner>__<name> (bundled ones built in)")
-]  # fmt: skip
+    Path | None,
+    typer.Option("--repos", help="git repositories by <owner>__<name> (bundled ones built in)"),
+]
 ModelOpt = Annotated[
     str, typer.Option("--model", help="openai/<m> (--base-url), local, claude-*, gpt-*")
 ]

@@ -16,12 +16,24 @@ from capabench.cli.swe.app import DEFAULT_RUNS, RunsOpt, out
 
 def reclassify_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
-    config: Annotated[str, typer.Option("--config", help="the classifier: v1, v2 or a config file")] = "v2",
-    labels: Annotated[Path | None, typer.Option("--labels", help="a labelled harvest file: score against it")] = None,
-    judge_model: Annotated[str | None, typer.Option("--ask-judge-model", help="an LLM judge (model spec): its verdicts instead of --config's")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="the judge model's OpenAI-compatible endpoint")] = None,
+    config: Annotated[
+        str, typer.Option("--config", help="the classifier: v1, v2 or a config file")
+    ] = "v2",
+    labels: Annotated[
+        Path | None, typer.Option("--labels", help="a labelled harvest file: score against it")
+    ] = None,
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            "--ask-judge-model",
+            help="an LLM judge (model spec): its verdicts instead of --config's",
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="the judge model's OpenAI-compatible endpoint")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
-) -> None:  # fmt: skip
+) -> None:
     """Re-apply an ask classifier (or an LLM judge) to every stored final message and print the
     verdicts that change (read-only); with --labels, its precision and recall against hand
     labels instead."""
@@ -42,8 +54,10 @@ def reclassify_cmd(
     if as_json:
         out.print_json(report.model_dump_json())
         return
-    out.print(f"classifier {report.version}: {report.messages} final message(s) in {report.runs} run(s); "
-              f"{len(report.disagreements)} verdict(s) change; questions with edits: {report.questions_with_edits}")  # fmt: skip
+    out.print(
+        f"classifier {report.version}: {report.messages} final message(s) in {report.runs} run(s); "
+        f"{len(report.disagreements)} verdict(s) change; questions with edits: {report.questions_with_edits}"
+    )
     table = Table("category", "fired")
     for name, n in sorted(report.firing.items()):
         table.add_row(name, str(n))
@@ -65,13 +79,28 @@ def _score_labels(labels: Path, clf, as_json: bool) -> None:
         raise fail(f"{labels}: no labelled rows (fill the label column with ask or not)")
     scored = score(rows, clf)
     if as_json:
-        out.print_json(json.dumps({**scored.model_dump(), "precision": scored.overall.precision,
-                                   "recall": scored.overall.recall}))  # fmt: skip
+        out.print_json(
+            json.dumps(
+                {
+                    **scored.model_dump(),
+                    "precision": scored.overall.precision,
+                    "recall": scored.overall.recall,
+                }
+            )
+        )
         return
     table = Table("group", "n", "precision", "recall", "tp", "fp", "fn", "tn")
     for s in [scored.overall, *scored.groups]:
-        table.add_row(s.group, str(s.n), _rate(s.precision), _rate(s.recall),
-                      str(s.tp), str(s.fp), str(s.fn), str(s.tn))  # fmt: skip
+        table.add_row(
+            s.group,
+            str(s.n),
+            _rate(s.precision),
+            _rate(s.recall),
+            str(s.tp),
+            str(s.fp),
+            str(s.fn),
+            str(s.tn),
+        )
     out.print(f"classifier {scored.version} against {len(rows)} labelled message(s) in {labels}")
     out.print(table)
     for e in scored.errors:
@@ -100,8 +129,10 @@ def _rate(value: float) -> str:
 
 def harvest_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
-    out_file: Annotated[Path, typer.Option("--out", help="the file to write: .csv or .jsonl")] = Path("asks-harvest.csv"),
-) -> None:  # fmt: skip
+    out_file: Annotated[
+        Path, typer.Option("--out", help="the file to write: .csv or .jsonl")
+    ] = Path("asks-harvest.csv"),
+) -> None:
     """Export every stored final message with its verdict, the edit gate's input and its run's
     context, for hand labelling (fill the label column, then: swe reclassify --labels FILE)."""
     from capabench.swe.asks.labels import dumps, harvest

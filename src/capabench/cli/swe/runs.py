@@ -61,25 +61,39 @@ def _runner(
 
 StepsOpt = Annotated[
     int | None,
-    typer.Option("--steps", min=1, help="the turn budget, every arm: model replies per session (default: 30 for the built-in agent, 150 for Codex and Claude)"),
-]  # fmt: skip
+    typer.Option(
+        "--steps",
+        min=1,
+        help="the turn budget, every arm: model replies per session (default: 30 for the built-in agent, 150 for Codex and Claude)",
+    ),
+]
 TimeLimitOpt = Annotated[
-    float, typer.Option("--time-limit", min=1, help="the wall-time budget of a session, every arm, in seconds")
-]  # fmt: skip
+    float,
+    typer.Option(
+        "--time-limit", min=1, help="the wall-time budget of a session, every arm, in seconds"
+    ),
+]
 SandboxOpt = Annotated[
     bool,
-    typer.Option("--sandbox/--no-sandbox",
-                 help="run the agent and its commands inside bubblewrap (default; fails where it doesn't work); --no-sandbox runs them on the host (recorded per run)"),
-]  # fmt: skip
+    typer.Option(
+        "--sandbox/--no-sandbox",
+        help="run the agent and its commands inside bubblewrap (default; fails where it doesn't work); --no-sandbox runs them on the host (recorded per run)",
+    ),
+]
 SystemPromptOpt = Annotated[
     str,
-    typer.Option("--claude-system-prompt", help="the Claude arm's system prompt: preset (Claude Code's own) or bare (the SDK's one line)"),
-]  # fmt: skip
+    typer.Option(
+        "--claude-system-prompt",
+        help="the Claude arm's system prompt: preset (Claude Code's own) or bare (the SDK's one line)",
+    ),
+]
 StructuredOpt = Annotated[
     bool | None,
-    typer.Option("--structured-actions/--free-actions",
-                 help="built-in agent: decode each action as a JSON object under a schema (default: on for local models)"),
-]  # fmt: skip
+    typer.Option(
+        "--structured-actions/--free-actions",
+        help="built-in agent: decode each action as a JSON object under a schema (default: on for local models)",
+    ),
+]
 
 
 def _summary_row(table: Table, s) -> None:
@@ -96,11 +110,23 @@ def _runs_table(summaries) -> Table:
     return table
 
 
-def list_cmd(dataset: DatasetOpt = None, base: BaseOpt = None,
-             limit: Annotated[int, typer.Option("--limit", min=1, help="rows to show")] = 50) -> None:  # fmt: skip
+def list_cmd(
+    dataset: DatasetOpt = None,
+    base: BaseOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="rows to show")] = 50,
+) -> None:
     """The dataset's instances."""
-    rows = [(i.instance_id, i.repo, i.difficulty, str(len(i.fail_to_pass)), str(len(i.pass_to_pass)),
-             " ".join(i.problem_statement.split())) for i in load_dataset(dataset, base)[:limit]]  # fmt: skip
+    rows = [
+        (
+            i.instance_id,
+            i.repo,
+            i.difficulty,
+            str(len(i.fail_to_pass)),
+            str(len(i.pass_to_pass)),
+            " ".join(i.problem_statement.split()),
+        )
+        for i in load_dataset(dataset, base)[:limit]
+    ]
     names = ("instance", "repo", "difficulty", "F2P", "P2P")
     widths = [max(len(name), *(len(r[k]) for r in rows)) for k, name in enumerate(names)]
     room = max(16, out.width - sum(widths) - 3 * len(names) - 4)  # the issue gets what is left
@@ -114,8 +140,12 @@ def list_cmd(dataset: DatasetOpt = None, base: BaseOpt = None,
 def batch_cmd(
     model: ModelOpt,
     condition: ConditionOpt = "both",
-    count: Annotated[int | None, typer.Option("--count", min=1, help="instances (default: all)")] = None,
-    instance: Annotated[list[str] | None, typer.Option("--instance", help="only these (repeat)")] = None,
+    count: Annotated[
+        int | None, typer.Option("--count", min=1, help="instances (default: all)")
+    ] = None,
+    instance: Annotated[
+        list[str] | None, typer.Option("--instance", help="only these (repeat)")
+    ] = None,
     dataset: DatasetOpt = None,
     base: BaseOpt = None,
     runs: RunsOpt = DEFAULT_RUNS,
@@ -125,14 +155,28 @@ def batch_cmd(
     context: ContextOpt = None,
     max_tokens: MaxTokensOpt = AGENT_MAX_TOKENS,
     steps: StepsOpt = None,
-    skip_preflight: Annotated[bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")] = False,
+    skip_preflight: Annotated[
+        bool, typer.Option("--skip-preflight", help="don't certify the ask channel first")
+    ] = False,
     structured: StructuredOpt = None,
     time_limit: TimeLimitOpt = 3600.0,
     sandbox: SandboxOpt = True,
     system_prompt: SystemPromptOpt = "preset",
-    judge_model: Annotated[str | None, typer.Option("--ask-judge-model", help="Codex arm: an LLM judge (model spec) of each final message, recorded beside the classifier's verdict")] = None,
-    judge_decides: Annotated[bool, typer.Option("--ask-judge-decides", help="with --ask-judge-model: the judge's verdict decides whether the agent asked")] = False,
-) -> None:  # fmt: skip
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            "--ask-judge-model",
+            help="Codex arm: an LLM judge (model spec) of each final message, recorded beside the classifier's verdict",
+        ),
+    ] = None,
+    judge_decides: Annotated[
+        bool,
+        typer.Option(
+            "--ask-judge-decides",
+            help="with --ask-judge-model: the judge's verdict decides whether the agent asked",
+        ),
+    ] = False,
+) -> None:
     """Sessions for the next incomplete instances, one at a time; rerunning resumes. A
     preflight canary first certifies that the model's ask channel works."""
     from capabench.swe.agents import registration
@@ -191,9 +235,18 @@ def batch_cmd(
             f"preflight: {model}'s ask channel was observed, answered and the session went on"
         )
     console.print(f"{len(todo)} session(s) to run for {model}; store: {runs}")
-    done = batch(instances, conditions, model, runner, store, count=count, repos=repos,
-                 progress=lambda s: console.print(f"  {s.instance_id} {s.condition}: {s.stop_reason}, "
-                                                  f"asked={s.asked}, {s.turns} turns"))  # fmt: skip
+    done = batch(
+        instances,
+        conditions,
+        model,
+        runner,
+        store,
+        count=count,
+        repos=repos,
+        progress=lambda s: console.print(
+            f"  {s.instance_id} {s.condition}: {s.stop_reason}, asked={s.asked}, {s.turns} turns"
+        ),
+    )
     out.print(_runs_table(done))
 
 
@@ -203,13 +256,29 @@ def evaluate_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     repos: ReposOpt = None,
     force: Annotated[bool, typer.Option("--force", help="regrade graded runs")] = False,
-    eval_timeout: Annotated[float | None, typer.Option("--eval-timeout", min=1, help="seconds per graded test run (default 300 local, 1800 harness)")] = None,
-    grader: Annotated[str, typer.Option("--grader", help="auto, local or swebench (the official harness, Docker)")] = "auto",
-    swebench_dataset: Annotated[str | None, typer.Option("--swebench-dataset", help="the harness's dataset (HF name or file)")] = None,
+    eval_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--eval-timeout",
+            min=1,
+            help="seconds per graded test run (default 300 local, 1800 harness)",
+        ),
+    ] = None,
+    grader: Annotated[
+        str, typer.Option("--grader", help="auto, local or swebench (the official harness, Docker)")
+    ] = "auto",
+    swebench_dataset: Annotated[
+        str | None,
+        typer.Option("--swebench-dataset", help="the harness's dataset (HF name or file)"),
+    ] = None,
     split: Annotated[str, typer.Option("--split", help="the harness dataset's split")] = "test",
-    max_workers: Annotated[int, typer.Option("--max-workers", min=1, help="harness containers at once")] = 4,
-    base_image: Annotated[str, typer.Option("--base-image", help="for harness images of local repositories")] = DEFAULT_BASE_IMAGE,
-) -> None:  # fmt: skip
+    max_workers: Annotated[
+        int, typer.Option("--max-workers", min=1, help="harness containers at once")
+    ] = 4,
+    base_image: Annotated[
+        str, typer.Option("--base-image", help="for harness images of local repositories")
+    ] = DEFAULT_BASE_IMAGE,
+) -> None:
     """Grade stored patches (runs are never re-run). `auto`: the local grader when every
     instance has a local repository (the bundled ones, or --repos), else the official
     SWE-bench harness, which needs a Docker engine."""
@@ -221,14 +290,28 @@ def evaluate_cmd(
         raise fail(f"--grader must be auto, local or swebench, not {grader!r}")
     store = SweStore(runs)
     instances = load_dataset(dataset, base)
-    options = HarnessOptions(dataset=swebench_dataset, split=split, max_workers=max_workers,
-                             base_image=base_image, log=console.print)  # fmt: skip
+    options = HarnessOptions(
+        dataset=swebench_dataset,
+        split=split,
+        max_workers=max_workers,
+        base_image=base_image,
+        log=console.print,
+    )
     try:
-        grades = evaluate(instances, store, force=force, repos=repos, timeout_s=eval_timeout,
-                          grader=grader, harness=options,  # type: ignore[arg-type]
-                          progress=lambda r, g: console.print(
-                              f"  {r}: {g.status}, resolved={g.resolved}{(' (' + g.detail + ')') if g.detail else ''}",
-                              highlight=False, soft_wrap=True))  # fmt: skip
+        grades = evaluate(
+            instances,
+            store,
+            force=force,
+            repos=repos,
+            timeout_s=eval_timeout,
+            grader=grader,
+            harness=options,  # type: ignore[arg-type]
+            progress=lambda r, g: console.print(
+                f"  {r}: {g.status}, resolved={g.resolved}{(' (' + g.detail + ')') if g.detail else ''}",
+                highlight=False,
+                soft_wrap=True,
+            ),
+        )
     except (FileNotFoundError, HarnessUnavailable) as exc:  # a missing repository or engine
         raise fail(str(exc)) from None
     by_arm: dict[tuple[str, str], list] = {}
@@ -237,9 +320,15 @@ def evaluate_cmd(
             by_arm.setdefault((summary.model, summary.condition), []).append(grades[summary.run_id])
     table = Table("model", "condition", "graded", "resolved", "localized", "error", "timeout")
     for (model, cond), gs in sorted(by_arm.items()):
-        table.add_row(model, cond, str(len(gs)), str(sum(bool(g.resolved) for g in gs)),
-                      str(sum(bool(g.localization_hit) for g in gs)),
-                      str(sum(g.status == "error" for g in gs)), str(sum(g.status == "timeout" for g in gs)))  # fmt: skip
+        table.add_row(
+            model,
+            cond,
+            str(len(gs)),
+            str(sum(bool(g.resolved) for g in gs)),
+            str(sum(bool(g.localization_hit) for g in gs)),
+            str(sum(g.status == "error" for g in gs)),
+            str(sum(g.status == "timeout" for g in gs)),
+        )
     out.print(table)
     out.print(f"graded {len(grades)} run(s); grades in {store.root / 'evaluations'}")
 
@@ -255,7 +344,7 @@ def preflight_cmd(
     time_limit: TimeLimitOpt = 3600.0,
     sandbox: SandboxOpt = True,
     system_prompt: SystemPromptOpt = "preset",
-) -> None:  # fmt: skip
+) -> None:
     """Certify a model's ask channel with one forced ask round-trip (exit 1 if it fails)."""
     from capabench.swe.preflight import PreflightFailed, preflight
 

@@ -15,8 +15,10 @@ def dashboard_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     dataset: DatasetOpt = None,
     base: BaseOpt = None,
-    out_file: Annotated[Path, typer.Option("--out", help="the HTML file")] = Path("swe-dashboard.html"),
-) -> None:  # fmt: skip
+    out_file: Annotated[Path, typer.Option("--out", help="the HTML file")] = Path(
+        "swe-dashboard.html"
+    ),
+) -> None:
     """Write the self-contained HTML dashboard over every stored run (read-only on the runs)."""
     from capabench.swe.store import SweStore
     from capabench.swe.views.dashboard import build
@@ -26,11 +28,15 @@ def dashboard_cmd(
 
 
 def locate_cmd(
-    instance: Annotated[str, typer.Argument(help="an instance id or part of one (empty: all)")] = "",
+    instance: Annotated[
+        str, typer.Argument(help="an instance id or part of one (empty: all)")
+    ] = "",
     runs: RunsOpt = DEFAULT_RUNS,
-    condition: Annotated[str | None, typer.Option("--condition", help="ambiguous or full (default: both)")] = None,
+    condition: Annotated[
+        str | None, typer.Option("--condition", help="ambiguous or full (default: both)")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
-) -> None:  # fmt: skip
+) -> None:
     """Every run of an instance and where each of its artifacts is (missing ones marked)."""
     import json
 
@@ -44,16 +50,20 @@ def locate_cmd(
     if not found:
         raise fail(f"no runs of {instance!r} in {runs}")
     for r in found:
-        out.print(f"{r['instance_id']}  {r['condition']}  {r['model']} ({r['runner']})  stop={r['stop']}  "
-                  f"asked={r['asked']}  grade={r['grade']}  [{r['run_id']}]")  # fmt: skip
+        out.print(
+            f"{r['instance_id']}  {r['condition']}  {r['model']} ({r['runner']})  stop={r['stop']}  "
+            f"asked={r['asked']}  grade={r['grade']}  [{r['run_id']}]"
+        )
         for slot, path in r["artifacts"].items():
             out.print(f"    {slot:12} {path or 'MISSING'}")
 
 
 def sanity_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
-    last: Annotated[int | None, typer.Option("--last", min=1, help="only the N most recent runs")] = None,
-) -> None:  # fmt: skip
+    last: Annotated[
+        int | None, typer.Option("--last", min=1, help="only the N most recent runs")
+    ] = None,
+) -> None:
     """A health report of recent runs; exits 1 when something needs attention."""
     from capabench.swe.store import SweStore
     from capabench.swe.views.audit import sanity

@@ -146,8 +146,11 @@ class InputFormat(Family):
         forward = ", ".join([parsed, *rest])
         code = f"def _parsed({', '.join(ctx.shape.params)}):\n    return {inner.name}({forward})\n"
         helpers = () if alt == "json" else (_NUMBER,)
-        return Layered("\n".join([*helpers, code]), Fn("_parsed", ", ".join(ctx.shape.params), ", ".join(ctx.shape.params)),
-                       ("import json",) if alt == "json" else ())  # fmt: skip
+        return Layered(
+            "\n".join([*helpers, code]),
+            Fn("_parsed", ", ".join(ctx.shape.params), ", ".join(ctx.shape.params)),
+            ("import json",) if alt == "json" else (),
+        )
 
     def adapt(self, alt, calls, ctx):
         return [Call((_encode(alt, c.args[0]), *c.args[1:]), c.kwargs, c.probe) for c in calls]

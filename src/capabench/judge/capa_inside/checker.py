@@ -203,8 +203,14 @@ class Candidate:
         outcome = self._outcome(kind, body)
         if self.record is not None:
             args, kwargs = _decode(request)
-            entry = {"args": args, "kwargs": kwargs, "stdout": self.last_stdout, "stderr": self.last_stderr,
-                     "logs": self.last_logs, "files": self.last_files}  # fmt: skip
+            entry = {
+                "args": args,
+                "kwargs": kwargs,
+                "stdout": self.last_stdout,
+                "stderr": self.last_stderr,
+                "logs": self.last_logs,
+                "files": self.last_files,
+            }
             if outcome[0] == "returned":
                 entry["returned"] = outcome[1]
             else:

@@ -179,8 +179,15 @@ class Zygote:
             _close_all_except({self.tests_fd, theirs.fileno(), report_w})
             uid = self.uids[0] if self.uids else None
             # No CPU rlimit: it would add up over jobs. The wall clock bounds each job.
-            _confine(uid, limits, "/", f"{self.logs}/checker.out", f"{self.logs}/checker.err",
-                     dumpable=False, cpu_limit=False)  # fmt: skip
+            _confine(
+                uid,
+                limits,
+                "/",
+                f"{self.logs}/checker.out",
+                f"{self.logs}/checker.err",
+                dumpable=False,
+                cpu_limit=False,
+            )
             _checker_loop(theirs, self.tests_fd, report_w)
         finally:
             os._exit(0)
@@ -205,8 +212,15 @@ class Zygote:
             uid = self.uids[1] if self.uids else None
 
             def confine(limits):
-                _confine(uid, limits, self.work, f"{self.logs}/sub.out", f"{self.logs}/sub.err",
-                         dumpable=True, cpu_limit=True)  # fmt: skip
+                _confine(
+                    uid,
+                    limits,
+                    self.work,
+                    f"{self.logs}/sub.out",
+                    f"{self.logs}/sub.err",
+                    dumpable=True,
+                    cpu_limit=True,
+                )
 
             candidate.serve(self.code_fd, req_r, resp_w, confine)
         finally:

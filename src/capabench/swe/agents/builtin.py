@@ -125,14 +125,24 @@ class BuiltinAgent:
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
         system = STRUCTURED_SYSTEM if self.structured else SYSTEM
-        messages = [Message(role="system", content=system),
-                    Message(role="user", content=task.prompt)]  # fmt: skip
+        messages = [
+            Message(role="system", content=system),
+            Message(role="user", content=task.prompt),
+        ]
         decoding = "structured (JSON schema)" if self.structured else "free text"
         budget = self.budget
-        setup = AgentSetup(containment="bwrap" if self.sandbox else "none", system_prompt=VERSION,
-                           tools_offered=TOOLS, budget=budget)  # fmt: skip
-        out = SessionOutcome(stop_reason="step_limit", tools=TOOLS, setup=setup,
-                             runner_version=f"{VERSION}; {decoding}")  # fmt: skip
+        setup = AgentSetup(
+            containment="bwrap" if self.sandbox else "none",
+            system_prompt=VERSION,
+            tools_offered=TOOLS,
+            budget=budget,
+        )
+        out = SessionOutcome(
+            stop_reason="step_limit",
+            tools=TOOLS,
+            setup=setup,
+            runner_version=f"{VERSION}; {decoding}",
+        )
         record = SessionRecorder(ws, out)
         idle, deadline = 0, time.monotonic() + budget.wall_s
         for turn in range(1, budget.turns + 1):

@@ -64,9 +64,16 @@ def claude_cli(sdk) -> str:
 class ClaudeRunner:
     name = "claude-agent-sdk"
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 budget: Budget | None = None, sandbox: bool = True,
-                 system_prompt: SystemPrompt = "preset") -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        budget: Budget | None = None,
+        sandbox: bool = True,
+        system_prompt: SystemPrompt = "preset",
+    ) -> None:
         try:
             import claude_agent_sdk
         except ImportError:
@@ -105,8 +112,13 @@ class ClaudeRunner:
         environment it needs (the SDK would hand it the host's)."""
         config = ws.home / ".claude"  # private: nothing of the operator's Claude state
         config.mkdir(exist_ok=True)
-        extra = {"CLAUDE_CONFIG_DIR": str(config), "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
-                 "CLAUDE_CODE_ENTRYPOINT": "sdk-py", "CLAUDE_AGENT_SDK_VERSION": self.sdk.__version__}  # fmt: skip
+        extra = {
+            "CLAUDE_CONFIG_DIR": str(config),
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_ENTRYPOINT": "sdk-py",
+            "CLAUDE_AGENT_SDK_VERSION": self.sdk.__version__,
+        }
         if self.base_url:
             extra |= {
                 "ANTHROPIC_BASE_URL": self.base_url,
@@ -137,11 +149,16 @@ class ClaudeRunner:
 
     async def _run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
         sdk = self.sdk
-        setup = AgentSetup(containment="bwrap" if self.sandbox else "none",
-                           system_prompt="claude_code preset" if self.system_prompt == "preset" else "bare",
-                           budget=self.budget)  # fmt: skip
-        out = SessionOutcome(stop_reason="completed", setup=setup,
-                             runner_version=f"claude-agent-sdk {sdk.__version__}")  # fmt: skip
+        setup = AgentSetup(
+            containment="bwrap" if self.sandbox else "none",
+            system_prompt="claude_code preset" if self.system_prompt == "preset" else "bare",
+            budget=self.budget,
+        )
+        out = SessionOutcome(
+            stop_reason="completed",
+            setup=setup,
+            runner_version=f"claude-agent-sdk {sdk.__version__}",
+        )
         record = SessionRecorder(ws, out)
         commands, permission_prompts = {}, []
         replies: dict[str, int] = {}  # live: message id -> reply; tool_use id -> reply
@@ -165,8 +182,10 @@ class ClaudeRunner:
             questions = [q for q in data.get("questions", []) if isinstance(q, dict)]
             asked = "\n".join(str(q.get("question", "")) for q in questions)
             # The neutral tie-break: the first option of every question; adds no task information.
-            answers = {str(q.get("question", "")): str((q.get("options") or [{}])[0].get("label", ""))
-                       for q in questions}  # fmt: skip
+            answers = {
+                str(q.get("question", "")): str((q.get("options") or [{}])[0].get("label", ""))
+                for q in questions
+            }
             call = getattr(context, "tool_use_id", None)
             # Its reply may not have reached the stream yet: numbered for certain at the end.
             turn = tool_reply.get(str(call), max(len(replies), 1))
@@ -186,10 +205,16 @@ class ClaudeRunner:
             return sdk.PermissionResultAllow(updated_input={**data, "answers": answers})
 
         options = sdk.ClaudeAgentOptions(
-            cwd=str(ws.path), model=self.model, permission_mode="default", can_use_tool=can_use_tool,
-            setting_sources=[], cli_path=str(self._cli(ws)), max_turns=self.budget.turns,
-            system_prompt=SYSTEM_PROMPTS[self.system_prompt], stderr=on_stderr,
-        )  # fmt: skip
+            cwd=str(ws.path),
+            model=self.model,
+            permission_mode="default",
+            can_use_tool=can_use_tool,
+            setting_sources=[],
+            cli_path=str(self._cli(ws)),
+            max_turns=self.budget.turns,
+            system_prompt=SYSTEM_PROMPTS[self.system_prompt],
+            stderr=on_stderr,
+        )
 
         async def prompt():  # can_use_tool needs the streaming form of the prompt
             yield {"type": "user", "message": {"role": "user", "content": task.prompt}}
@@ -236,8 +261,14 @@ class ClaudeRunner:
         for ask in out.asks:
             ask.turn = tool_reply.get(str(ask.detection.get("tool_use_id")), ask.turn)
 
-    def _record(self, message, record: SessionRecorder, commands: dict, replies: dict[str, int],
-                tool_reply: dict[str, int]) -> None:  # fmt: skip
+    def _record(
+        self,
+        message,
+        record: SessionRecorder,
+        commands: dict,
+        replies: dict[str, int],
+        tool_reply: dict[str, int],
+    ) -> None:
         sdk, out = self.sdk, record.out
         if isinstance(message, sdk.SystemMessage) and message.subtype == "init":
             out.tools = list(message.data.get("tools", []))  # the whole roster, deferred included

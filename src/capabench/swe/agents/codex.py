@@ -97,11 +97,20 @@ class CodexRunner:
     def _common(self) -> list[str]:
         # No user config or rules; full access inside our sandbox, for parity with the Claude
         # arm's approving callback (Codex's own sandbox would stand in for ours, not add to it).
-        args = ["--json", "--ignore-user-config", "--ignore-rules", "--skip-git-repo-check",
-                "--dangerously-bypass-approvals-and-sandbox", "-m", self.model]  # fmt: skip
+        args = [
+            "--json",
+            "--ignore-user-config",
+            "--ignore-rules",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "-m",
+            self.model,
+        ]
         if self.base_url:
-            provider = (f'{{name="capabench", base_url="{self.base_url}", '
-                        f'env_key="CAPABENCH_CODEX_KEY", wire_api="responses"}}')  # fmt: skip
+            provider = (
+                f'{{name="capabench", base_url="{self.base_url}", '
+                f'env_key="CAPABENCH_CODEX_KEY", wire_api="responses"}}'
+            )
             args += [
                 "-c",
                 'model_provider="capabench"',
@@ -147,10 +156,17 @@ class CodexRunner:
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
         version = ".".join(map(str, self.version))
-        setup = AgentSetup(containment="bwrap" if self.sandbox else "none",
-                           system_prompt="codex default", budget=self.budget)  # fmt: skip
-        out = SessionOutcome(stop_reason="completed", tools=["codex exec (stock tools)"], setup=setup,
-                             runner_version=f"codex-cli {version}; classifier {classifier().version}")  # fmt: skip
+        setup = AgentSetup(
+            containment="bwrap" if self.sandbox else "none",
+            system_prompt="codex default",
+            budget=self.budget,
+        )
+        out = SessionOutcome(
+            stop_reason="completed",
+            tools=["codex exec (stock tools)"],
+            setup=setup,
+            runner_version=f"codex-cli {version}; classifier {classifier().version}",
+        )
         env, path = self._env(ws)
         deadline = time.monotonic() + self.budget.wall_s
         stderr: list[str] = []
@@ -159,8 +175,11 @@ class CodexRunner:
             record, thread, reply = SessionRecorder(ws, out), None, None
             while True:
                 before = ws.fingerprint()
-                argv = [self.binary, "exec", *self._common(), task.prompt] if thread is None else \
-                    [self.binary, "exec", "resume", *self._common(), thread, reply]  # fmt: skip
+                argv = (
+                    [self.binary, "exec", *self._common(), task.prompt]
+                    if thread is None
+                    else [self.binary, "exec", "resume", *self._common(), thread, reply]
+                )
                 stderr.append(f"=== {'exec' if thread is None else 'exec resume'}")
 
                 def on_stderr(line: str) -> bool:
@@ -175,8 +194,13 @@ class CodexRunner:
                     offered += [t for t in request[1] if t not in offered]
                     return replies() >= self.budget.turns  # this request's reply is over budget
 
-                done = supervise(self._contain(argv, ws, path), cwd=ws.path, env=env,
-                                 deadline=deadline, on_stderr=on_stderr)  # fmt: skip
+                done = supervise(
+                    self._contain(argv, ws, path),
+                    cwd=ws.path,
+                    env=env,
+                    deadline=deadline,
+                    on_stderr=on_stderr,
+                )
                 started, final, edited, failed = self._read_turn(done.stdout, record)
                 thread = thread or started
                 self._read_rollouts(ws, record, edited_before=before != record.start)

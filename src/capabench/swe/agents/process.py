@@ -22,10 +22,18 @@ class Finished(NamedTuple):
     stopped: str  # "", "time_limit" or "step_limit"
 
 
-def supervise(argv: list[str], *, cwd: Path, env: dict[str, str], deadline: float,
-              on_stderr: Stop) -> Finished:  # fmt: skip
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+def supervise(
+    argv: list[str], *, cwd: Path, env: dict[str, str], deadline: float, on_stderr: Stop
+) -> Finished:
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     stopped = ""
     lock = threading.Lock()
 

@@ -15,8 +15,14 @@ from capabench.swe.git import checkout, git
 from capabench.swe.sandbox import bwrap_argv, interpreter_roots, limits
 
 MAX_OUTPUT = 10_000  # characters of a command's output shown to the agent
-ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
-       "PYTHONDONTWRITEBYTECODE": "1", "GIT_PAGER": "cat", "PAGER": "cat"}  # fmt: skip
+ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+}
 
 
 class Workspace:
@@ -40,12 +46,23 @@ class Workspace:
         Contained: inside bubblewrap, which must work (the caller checked)."""
         argv = ["bash", "-lc", command]
         if contained:
-            argv = bwrap_argv(argv, writable=[self.scratch, self.path], chdir=self.path,
-                              expose=interpreter_roots(), network=False)  # fmt: skip
+            argv = bwrap_argv(
+                argv,
+                writable=[self.scratch, self.path],
+                chdir=self.path,
+                expose=interpreter_roots(),
+                network=False,
+            )
         env = {**ENV, "PATH": f"{Path(sys.executable).parent}:{ENV['PATH']}"}
-        proc = subprocess.Popen(argv, cwd=self.path, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                preexec_fn=limits)  # fmt: skip
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=limits,
+        )
         try:
             out, _ = proc.communicate(timeout=timeout_s)
             code: int | None = proc.returncode

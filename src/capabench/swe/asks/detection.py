@@ -71,10 +71,14 @@ class Classifier:
             categories.append("option_list")
         would_ask = bool(categories)
         return Detection(
-            asked=would_ask and not edited, version=self.version, gate="edited" if edited else "zero_edit",
-            categories=categories, questions=counted, blocked=blocked,
+            asked=would_ask and not edited,
+            version=self.version,
+            gate="edited" if edited else "zero_edit",
+            categories=categories,
+            questions=counted,
+            blocked=blocked,
             questions_with_edits=would_ask and edited,
-        )  # fmt: skip
+        )
 
     def _blocker(self, unit: str, following: str) -> str | None:
         for category, patterns in self.blockers.items():

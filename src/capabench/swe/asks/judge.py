@@ -57,8 +57,13 @@ class AskJudge:
         if verdict is None:
             return self._fall_back(message, edited, f"unreadable answer: {answer[:200]!r}")
         asked, reason = verdict
-        return Detection(asked=asked, version=self.version, gate="edited" if edited else "zero_edit",
-                         categories=["judge"] if asked else [], note=reason)  # fmt: skip
+        return Detection(
+            asked=asked,
+            version=self.version,
+            gate="edited" if edited else "zero_edit",
+            categories=["judge"] if asked else [],
+            note=reason,
+        )
 
     def _fall_back(self, message: str, edited: bool, why: str) -> Detection:
         rules = classifier().classify(message, edited=edited)

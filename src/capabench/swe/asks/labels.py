@@ -18,8 +18,21 @@ from pydantic import BaseModel
 
 from capabench.swe.records import EventKind
 
-FIELDS = ("run_id", "index", "instance_id", "condition", "model", "runner", "edited",
-          "stored_version", "stored_asked", "categories", "text", "label", "class")  # fmt: skip
+FIELDS = (
+    "run_id",
+    "index",
+    "instance_id",
+    "condition",
+    "model",
+    "runner",
+    "edited",
+    "stored_version",
+    "stored_asked",
+    "categories",
+    "text",
+    "label",
+    "class",
+)
 _YES = {"ask", "asked", "yes", "y", "true", "1"}
 _NO = {"not", "no", "n", "false", "0", "not ask", "not_ask", "no ask"}
 
@@ -31,12 +44,23 @@ def harvest(store) -> list[dict]:
         finals = [e for e in store.events(summary.run_id) if e.get("kind") == EventKind.FINAL]
         for index, event in enumerate(finals):
             detection = event.get("detection") or {}
-            rows.append({"run_id": summary.run_id, "index": index, "instance_id": summary.instance_id,
-                         "condition": summary.condition, "model": summary.model, "runner": summary.runner,
-                         "edited": bool(event.get("edited")), "stored_version": detection.get("version", ""),
-                         "stored_asked": detection.get("asked", ""),
-                         "categories": " ".join(detection.get("categories", [])),
-                         "text": event.get("text", ""), "label": "", "class": ""})  # fmt: skip
+            rows.append(
+                {
+                    "run_id": summary.run_id,
+                    "index": index,
+                    "instance_id": summary.instance_id,
+                    "condition": summary.condition,
+                    "model": summary.model,
+                    "runner": summary.runner,
+                    "edited": bool(event.get("edited")),
+                    "stored_version": detection.get("version", ""),
+                    "stored_asked": detection.get("asked", ""),
+                    "categories": " ".join(detection.get("categories", [])),
+                    "text": event.get("text", ""),
+                    "label": "",
+                    "class": "",
+                }
+            )
     return rows
 
 
@@ -111,12 +135,23 @@ def score(rows: list[dict], clf) -> Scored:
         for key in ("all", group):
             counts.setdefault(key, [0, 0, 0, 0])[cell] += 1
         if asked != row["label"]:
-            errors.append({"run_id": row.get("run_id", ""), "index": row.get("index", ""),
-                           "label": row["label"], "now": asked, "text": row["text"][:200]})  # fmt: skip
+            errors.append(
+                {
+                    "run_id": row.get("run_id", ""),
+                    "index": row.get("index", ""),
+                    "label": row["label"],
+                    "now": asked,
+                    "text": row["text"][:200],
+                }
+            )
 
     def make(group: str) -> Score:
         tn, fn, fp, tp = counts.get(group, [0, 0, 0, 0])
         return Score(group=group, n=tn + fn + fp + tp, tp=tp, fp=fp, fn=fn, tn=tn)
 
-    return Scored(version=clf.version, overall=make("all"),
-                  groups=[make(g) for g in sorted(counts) if g != "all"], errors=errors)  # fmt: skip
+    return Scored(
+        version=clf.version,
+        overall=make("all"),
+        groups=[make(g) for g in sorted(counts) if g != "all"],
+        errors=errors,
+    )

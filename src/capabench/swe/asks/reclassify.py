@@ -35,7 +35,20 @@ def reclassify(store, clf: AskClassifier | None = None) -> Reclassification:
             with_edits += now.questions_with_edits
             stored = (event.get("detection") or {}).get("asked")
             if stored is not None and stored != now.asked:
-                disagreements.append({"run_id": summary.run_id, "index": index, "stored": stored,
-                                      "now": now.asked, "text": event["text"][:200]})  # fmt: skip
-    return Reclassification(version=clf.version, runs=runs, messages=messages,
-                            disagreements=disagreements, firing=firing, questions_with_edits=with_edits)  # fmt: skip
+                disagreements.append(
+                    {
+                        "run_id": summary.run_id,
+                        "index": index,
+                        "stored": stored,
+                        "now": now.asked,
+                        "text": event["text"][:200],
+                    }
+                )
+    return Reclassification(
+        version=clf.version,
+        runs=runs,
+        messages=messages,
+        disagreements=disagreements,
+        firing=firing,
+        questions_with_edits=with_edits,
+    )

@@ -192,10 +192,14 @@ class SpeechActClassifier:
             finished = any(p.search(text) for p in self.finished)
             asked = bool(categories & _FIRM) or (would_ask and (unfinished or not finished))
         return Detection(
-            asked=asked, version=self.version, gate="edited" if edited else "zero_edit",
-            categories=sorted(categories), questions=counted, blocked=blocked,
+            asked=asked,
+            version=self.version,
+            gate="edited" if edited else "zero_edit",
+            categories=sorted(categories),
+            questions=counted,
+            blocked=blocked,
             questions_with_edits=would_ask and edited and not asked,
-        )  # fmt: skip
+        )
 
     def _acts(self, unit: Unit) -> set[str]:
         acts = {

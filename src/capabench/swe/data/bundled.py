@@ -99,12 +99,18 @@ def _make(lib: Library, repo: Path) -> tuple[dict, str]:
         patches[kind] = git("diff", cwd=repo)
         git("checkout", "--quiet", ".", cwd=repo)
     row = {
-        "instance_id": f"capabench__{lib.name}-1", "repo": f"capabench/{lib.name}", "base_commit": base,
-        "problem_statement": lib.ambiguous, "original_issue": lib.full,
-        "FAIL_TO_PASS": json.dumps(list(lib.fail_to_pass)), "PASS_TO_PASS": json.dumps(list(lib.pass_to_pass)),
-        "patch": patches["patch"], "test_patch": patches["test_patch"], "hints_text": "",
+        "instance_id": f"capabench__{lib.name}-1",
+        "repo": f"capabench/{lib.name}",
+        "base_commit": base,
+        "problem_statement": lib.ambiguous,
+        "original_issue": lib.full,
+        "FAIL_TO_PASS": json.dumps(list(lib.fail_to_pass)),
+        "PASS_TO_PASS": json.dumps(list(lib.pass_to_pass)),
+        "patch": patches["patch"],
+        "test_patch": patches["test_patch"],
+        "hints_text": "",
         "difficulty": lib.difficulty,
-    }  # fmt: skip
+    }
     return row, patches["guess"]
 
 

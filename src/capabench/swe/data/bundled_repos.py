@@ -443,8 +443,9 @@ TABLE_GUESS = TABLE_BASE.replace("left-aligned", "right-aligned").replace(
 )
 
 
-def _library(name: str, test_file: str, *, base: str, gold: str, guess: str, tests: str,
-             **issue) -> Library:  # fmt: skip
+def _library(
+    name: str, test_file: str, *, base: str, gold: str, guess: str, tests: str, **issue
+) -> Library:
     """A one-module library. Its tests at the base commit are the grading tests up to the
     first FAIL_TO_PASS test: the new tests are the ones that come after."""
     first = issue["fail_to_pass"][0].rpartition("::")[2]
@@ -452,8 +453,14 @@ def _library(name: str, test_file: str, *, base: str, gold: str, guess: str, tes
     if not found:
         raise ValueError(f"{name}: {test_file} has no test {first}")
     module = f"{name}/__init__.py"
-    return Library(name=name, base={**_pkg(name, base), test_file: before + "\n"}, gold={module: gold},
-                   tests={test_file: tests}, guess={module: guess}, **issue)  # fmt: skip
+    return Library(
+        name=name,
+        base={**_pkg(name, base), test_file: before + "\n"},
+        gold={module: gold},
+        tests={test_file: tests},
+        guess={module: guess},
+        **issue,
+    )
 
 
 LIBRARIES = (

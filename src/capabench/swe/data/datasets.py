@@ -14,16 +14,35 @@ from capabench.swe.records import Instance
 
 # Dataset column -> Instance field. SWE-bench spells the test lists in capitals.
 COLUMNS = {
-    "instance_id": "instance_id", "repo": "repo", "base_commit": "base_commit",
-    "problem_statement": "problem_statement", "original_issue": "original_issue",
-    "FAIL_TO_PASS": "fail_to_pass", "PASS_TO_PASS": "pass_to_pass", "patch": "patch",
-    "test_patch": "test_patch", "hints_text": "hints_text", "difficulty": "difficulty",
-}  # fmt: skip
-REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "original_issue",
-            "FAIL_TO_PASS", "patch")  # fmt: skip
+    "instance_id": "instance_id",
+    "repo": "repo",
+    "base_commit": "base_commit",
+    "problem_statement": "problem_statement",
+    "original_issue": "original_issue",
+    "FAIL_TO_PASS": "fail_to_pass",
+    "PASS_TO_PASS": "pass_to_pass",
+    "patch": "patch",
+    "test_patch": "test_patch",
+    "hints_text": "hints_text",
+    "difficulty": "difficulty",
+}
+REQUIRED = (
+    "instance_id",
+    "repo",
+    "base_commit",
+    "problem_statement",
+    "original_issue",
+    "FAIL_TO_PASS",
+    "patch",
+)
 # The workbook's column names for the rewritten (ambiguous) issue, by preference.
-WORKBOOK_ISSUE = ("problem_statement", "underspecified_issue", "underspecified_statement",
-                  "ambiguous_issue", "masked_issue")  # fmt: skip
+WORKBOOK_ISSUE = (
+    "problem_statement",
+    "underspecified_issue",
+    "underspecified_statement",
+    "ambiguous_issue",
+    "masked_issue",
+)
 
 
 class DatasetError(ValueError):
@@ -38,8 +57,10 @@ def load_instances(path: str | Path, *, base: str | Path | None = None) -> list[
         raise DatasetError(f"{path}: no such file or folder")
     if path.suffix == ".xlsx":
         if base is None:
-            raise DatasetError(f"{path}: a workbook names instances only; give the dataset "
-                               "they come from (--base) for repository, commit, tests and patch")  # fmt: skip
+            raise DatasetError(
+                f"{path}: a workbook names instances only; give the dataset "
+                "they come from (--base) for repository, commit, tests and patch"
+            )
         return _workbook(path, {i.instance_id: i for i in load_instances(base)})
     if path.is_dir():
         rows = _arrow_folder(path)

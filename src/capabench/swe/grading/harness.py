@@ -93,10 +93,15 @@ def rounds(items: list[T], key: Callable[[T], str]) -> list[list[T]]:
 
 
 def grade_with_harness(
-    subs: list[Submission], workdir: Path, *, dataset: str = DEFAULT_DATASET, split: str = "test",
-    timeout_s: float = 1800.0, max_workers: int = 4,
+    subs: list[Submission],
+    workdir: Path,
+    *,
+    dataset: str = DEFAULT_DATASET,
+    split: str = "test",
+    timeout_s: float = 1800.0,
+    max_workers: int = 4,
     progress: Callable[[str, Grade], None] | None = None,
-) -> dict[str, Grade]:  # fmt: skip
+) -> dict[str, Grade]:
     """Grades by run id; the harness's predictions, logs and reports stay under `workdir`."""
     if problem := harness_problem():
         raise HarnessUnavailable(problem)
@@ -114,21 +119,55 @@ def grade_with_harness(
         if source_patch.strip():
             todo.append((sub, source_patch, common))
         else:
-            done(sub.run_id, Grade(status="scored", resolved=False, detail="empty source patch",
-                                   grader=grader, **common))  # fmt: skip
+            done(
+                sub.run_id,
+                Grade(
+                    status="scored",
+                    resolved=False,
+                    detail="empty source patch",
+                    grader=grader,
+                    **common,
+                ),
+            )
     workdir.mkdir(parents=True, exist_ok=True)
     stamp = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(2)}"
     for k, chosen in enumerate(rounds(todo, key=lambda t: t[0].instance.instance_id)):
         harness_run = f"capabench-{stamp}-{k}"
         predictions = workdir / f"{harness_run}.predictions.jsonl"
-        predictions.write_text("".join(
-            json.dumps({"instance_id": s.instance.instance_id, "model_name_or_path": s.run_id,
-                        "model_patch": p}) + "\n" for s, p, _ in chosen))  # fmt: skip
-        command = [sys.executable, "-m", HARNESS, "--dataset_name", dataset, "--split", split,
-                   "--predictions_path", str(predictions), "--run_id", harness_run,
-                   "--max_workers", str(max_workers), "--timeout", str(int(timeout_s)),
-                   "--report_dir", str(workdir),
-                   "--instance_ids", *[s.instance.instance_id for s, _, _ in chosen]]  # fmt: skip
+        predictions.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "instance_id": s.instance.instance_id,
+                        "model_name_or_path": s.run_id,
+                        "model_patch": p,
+                    }
+                )
+                + "\n"
+                for s, p, _ in chosen
+            )
+        )
+        command = [
+            sys.executable,
+            "-m",
+            HARNESS,
+            "--dataset_name",
+            dataset,
+            "--split",
+            split,
+            "--predictions_path",
+            str(predictions),
+            "--run_id",
+            harness_run,
+            "--max_workers",
+            str(max_workers),
+            "--timeout",
+            str(int(timeout_s)),
+            "--report_dir",
+            str(workdir),
+            "--instance_ids",
+            *[s.instance.instance_id for s, _, _ in chosen],
+        ]
         start = time.monotonic()
         log = workdir / f"{harness_run}.log"
         with log.open("w") as fh:
@@ -136,13 +175,24 @@ def grade_with_harness(
         elapsed = round(time.monotonic() - start, 3)
         for sub, _, common in chosen:
             logs = workdir / "logs" / "run_evaluation" / harness_run / sub.run_id.replace("/", "__")
-            status, resolved, tests, detail = read_instance(logs / sub.instance.instance_id,
-                                                            sub.instance.instance_id)  # fmt: skip
+            status, resolved, tests, detail = read_instance(
+                logs / sub.instance.instance_id, sub.instance.instance_id
+            )
             if status == "error" and proc.returncode != 0:
                 detail += f"; the harness exited {proc.returncode}: {_tail(log)}"
-            done(sub.run_id, Grade(status=status, resolved=resolved, tests=tests, detail=detail,
-                                   grader=grader, isolation="docker (swebench)", duration_s=elapsed,
-                                   **common))  # fmt: skip
+            done(
+                sub.run_id,
+                Grade(
+                    status=status,
+                    resolved=resolved,
+                    tests=tests,
+                    detail=detail,
+                    grader=grader,
+                    isolation="docker (swebench)",
+                    duration_s=elapsed,
+                    **common,
+                ),
+            )
     return grades
 
 

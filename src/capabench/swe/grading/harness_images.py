@@ -40,25 +40,44 @@ def eval_script(instance: Instance) -> str:
     lines = ["#!/bin/bash", "set -uxo pipefail", "cd /testbed", reset]
     if instance.test_patch.strip():
         lines += [f"git apply -v - <<'{HEREDOC}'", instance.test_patch.rstrip("\n"), HEREDOC]
-    lines += [": '>>>>> Start Test Output'", f"python3 -m pytest -rA -p no:cacheprovider {ids}",
-              ": '>>>>> End Test Output'", reset]  # fmt: skip
+    lines += [
+        ": '>>>>> Start Test Output'",
+        f"python3 -m pytest -rA -p no:cacheprovider {ids}",
+        ": '>>>>> End Test Output'",
+        reset,
+    ]
     return "\n".join(lines) + "\n"
 
 
 def harness_record(instance: Instance) -> dict:
     return {
-        "instance_id": instance.instance_id, "repo": instance.repo, "base_commit": instance.base_commit,
-        "patch": instance.patch, "test_patch": instance.test_patch,
-        "problem_statement": instance.problem_statement, "hints_text": instance.hints_text,
-        "created_at": "", "version": "0", "environment_setup_commit": instance.base_commit,
-        "FAIL_TO_PASS": list(instance.fail_to_pass), "PASS_TO_PASS": list(instance.pass_to_pass),
-        "image": image_name(instance), "eval_script": eval_script(instance),
-        "log_parser": "parse_log_pytest", "eval_type": "pass_and_fail",
-    }  # fmt: skip
+        "instance_id": instance.instance_id,
+        "repo": instance.repo,
+        "base_commit": instance.base_commit,
+        "patch": instance.patch,
+        "test_patch": instance.test_patch,
+        "problem_statement": instance.problem_statement,
+        "hints_text": instance.hints_text,
+        "created_at": "",
+        "version": "0",
+        "environment_setup_commit": instance.base_commit,
+        "FAIL_TO_PASS": list(instance.fail_to_pass),
+        "PASS_TO_PASS": list(instance.pass_to_pass),
+        "image": image_name(instance),
+        "eval_script": eval_script(instance),
+        "log_parser": "parse_log_pytest",
+        "eval_type": "pass_and_fail",
+    }
 
 
-def prepare(instances: list[Instance], repo_of: Callable[[Instance], Path], out: Path, *,
-            base_image: str = DEFAULT_BASE_IMAGE, log: Callable[[str], None] = print) -> Path:  # fmt: skip
+def prepare(
+    instances: list[Instance],
+    repo_of: Callable[[Instance], Path],
+    out: Path,
+    *,
+    base_image: str = DEFAULT_BASE_IMAGE,
+    log: Callable[[str], None] = print,
+) -> Path:
     """Build the images that are missing (or were built on another base image) and write the
     dataset JSON for `--dataset_name`; returns its path. `repo_of(instance)` is the git
     repository to check out."""
@@ -77,8 +96,9 @@ def prepare(instances: list[Instance], repo_of: Callable[[Instance], Path], out:
             context = Path(tmp)
             checkout(repo_of(instance), instance.base_commit, context / "repo")
             (context / "Dockerfile").write_text(DOCKERFILE.format(base=base_image))
-            client.images.build(path=str(context), tag=tag, rm=True,
-                                labels={"capabench.base": base_id})  # fmt: skip
+            client.images.build(
+                path=str(context), tag=tag, rm=True, labels={"capabench.base": base_id}
+            )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps([harness_record(i) for i in instances], indent=1))
     return out

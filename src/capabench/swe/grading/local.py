@@ -43,30 +43,63 @@ def grade_locally(instance: Instance, patch: str, repo: Path, *, timeout_s: floa
         outcome, detail, isolation = run_tests(work, ids, timeout_s)
     elapsed = round(time.monotonic() - start, 3)
     if outcome is None:
-        return Grade(status="timeout" if detail == "timeout" else "error", detail=detail,
-                     isolation=isolation, duration_s=elapsed, **common)  # fmt: skip
+        return Grade(
+            status="timeout" if detail == "timeout" else "error",
+            detail=detail,
+            isolation=isolation,
+            duration_s=elapsed,
+            **common,
+        )
     tests = {t: outcome.get(t, "missing") for t in ids}
-    return Grade(status="scored", resolved=all(v == "passed" for v in tests.values()), tests=tests,
-                 isolation=isolation, duration_s=elapsed, **common)  # fmt: skip
+    return Grade(
+        status="scored",
+        resolved=all(v == "passed" for v in tests.values()),
+        tests=tests,
+        isolation=isolation,
+        duration_s=elapsed,
+        **common,
+    )
 
 
 def test_command(ids: list[str], report: Path) -> list[str]:
     """The repository's test command: pytest on the given test ids, a JUnit report out."""
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
-            "-o", "junit_family=xunit1", *ids]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--junitxml={report}",
+        "-o",
+        "junit_family=xunit1",
+        *ids,
+    ]
 
 
 def run_tests(
     work: Path, ids: list[str], timeout_s: float
 ) -> tuple[dict[str, str] | None, str, str]:
     """({test id: outcome}, detail, isolation); outcome None on a timeout or no report."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONHASHSEED": "0"}  # fmt: skip
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
     with tempfile.TemporaryDirectory(prefix="capabench-tmp-") as tmp:
         report = Path(tmp) / "junit.xml"
         command, isolation = sandboxed(test_command(ids, report), work, tmp)
-        proc = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, preexec_fn=limits)  # fmt: skip
+        proc = subprocess.Popen(
+            command,
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=limits,
+        )
         try:
             out, _ = proc.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -90,6 +123,13 @@ def parse_junit(text: str) -> dict[str, str]:
         )
         key = "::".join(x for x in (file, inner, case.get("name", "")) if x)
         kinds = {child.tag for child in case}
-        outcomes[key] = ("failed" if "failure" in kinds else "error" if "error" in kinds
-                         else "skipped" if "skipped" in kinds else "passed")  # fmt: skip
+        outcomes[key] = (
+            "failed"
+            if "failure" in kinds
+            else "error"
+            if "error" in kinds
+            else "skipped"
+            if "skipped" in kinds
+            else "passed"
+        )
     return outcomes

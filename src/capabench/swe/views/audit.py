@@ -18,22 +18,39 @@ def locate(store: SweStore, query: str = "") -> list[dict]:
             continue
         grade = store.evaluation(s.run_id)
         slots = {
-            "run summary": store.path("runs", s.run_id), "manifest": store.path("manifests", s.run_id),
-            "patch": store.path("patches", s.run_id), "evaluation": store.path("evaluations", s.run_id),
-            "sessions": store.path("sessions", s.run_id), "transcripts": store.path("transcripts", s.run_id),
-        }  # fmt: skip
+            "run summary": store.path("runs", s.run_id),
+            "manifest": store.path("manifests", s.run_id),
+            "patch": store.path("patches", s.run_id),
+            "evaluation": store.path("evaluations", s.run_id),
+            "sessions": store.path("sessions", s.run_id),
+            "transcripts": store.path("transcripts", s.run_id),
+        }
         harness = sorted(
             (store.root / "swebench" / "logs" / "run_evaluation").glob(f"*/{s.run_id}")
         )
         if harness:  # graded by the official harness: its newest logs for this run
             slots["harness logs"] = harness[-1]
-        found.append({
-            "run_id": s.run_id, "instance_id": s.instance_id, "condition": s.condition, "model": s.model,
-            "runner": s.runner, "stop": s.stop_reason, "asked": s.asked,
-            "grade": "not_evaluated" if grade is None else (grade.status if grade.resolved is None
-                                                            else "resolved" if grade.resolved else "unresolved"),
-            "artifacts": {k: str(p) if p.exists() else None for k, p in slots.items()},
-        })  # fmt: skip
+        found.append(
+            {
+                "run_id": s.run_id,
+                "instance_id": s.instance_id,
+                "condition": s.condition,
+                "model": s.model,
+                "runner": s.runner,
+                "stop": s.stop_reason,
+                "asked": s.asked,
+                "grade": "not_evaluated"
+                if grade is None
+                else (
+                    grade.status
+                    if grade.resolved is None
+                    else "resolved"
+                    if grade.resolved
+                    else "unresolved"
+                ),
+                "artifacts": {k: str(p) if p.exists() else None for k, p in slots.items()},
+            }
+        )
     return found
 
 
@@ -87,8 +104,12 @@ def sanity(store: SweStore, last: int | None = None) -> list[Finding]:
                 add("note", s.run_id, f"ended at its {what} budget ({s.turns} turns)")
         refused = [a for a in s.asks if a.refused]
         if refused:
-            add("note", s.run_id, f"asked through a refused channel ({refused[0].channel}): "
-                                  f"{len(refused)} time(s), counted as asked, never answered")  # fmt: skip
+            add(
+                "note",
+                s.run_id,
+                f"asked through a refused channel ({refused[0].channel}): "
+                f"{len(refused)} time(s), counted as asked, never answered",
+            )
         for warning in s.warnings:  # the arm ran degraded: its numbers describe a lesser agent
             add(
                 "attention",

@@ -87,23 +87,45 @@ def build(
         prompt = instance.task(s.condition).prompt if instance else ""
         verified = bool(prompt) and hashlib.sha256(prompt.encode()).hexdigest() == s.prompt_sha256
         grade = grades.get(s.run_id)
-        events = [{**e, "text": _clip(str(e.get("text", ""))), "output": _clip(str(e.get("output", "")))}
-                  for e in store.events(s.run_id)]  # fmt: skip
-        runs.append({
-            "run_id": s.run_id, "instance": s.instance_id, "condition": s.condition, "model": s.model,
-            "runner": s.runner, "stop": s.stop_reason, "asked": s.asked, "turns": s.turns,
-            "asks": [a.model_dump() for a in s.asks], "repo": s.repo,
-            "resolved": None if grade is None else grade.resolved,
-            "grade": grade.model_dump() if grade else {"status": "not_evaluated"},
-            "prompt": prompt, "verified": verified, "patch": _clip(store.patch(s.run_id)), "events": events,
-            "difficulty": instance.difficulty if instance else "",
-            "refused": sum(a.refused for a in s.asks), "setup": s.setup.model_dump() if s.setup else None,
-            "warnings": [w.model_dump() for w in s.warnings],
-        })  # fmt: skip
+        events = [
+            {**e, "text": _clip(str(e.get("text", ""))), "output": _clip(str(e.get("output", "")))}
+            for e in store.events(s.run_id)
+        ]
+        runs.append(
+            {
+                "run_id": s.run_id,
+                "instance": s.instance_id,
+                "condition": s.condition,
+                "model": s.model,
+                "runner": s.runner,
+                "stop": s.stop_reason,
+                "asked": s.asked,
+                "turns": s.turns,
+                "asks": [a.model_dump() for a in s.asks],
+                "repo": s.repo,
+                "resolved": None if grade is None else grade.resolved,
+                "grade": grade.model_dump() if grade else {"status": "not_evaluated"},
+                "prompt": prompt,
+                "verified": verified,
+                "patch": _clip(store.patch(s.run_id)),
+                "events": events,
+                "difficulty": instance.difficulty if instance else "",
+                "refused": sum(a.refused for a in s.asks),
+                "setup": s.setup.model_dump() if s.setup else None,
+                "warnings": [w.model_dump() for w in s.warnings],
+            }
+        )
     # The issue in both forms (and a workbook's withheld categories), once per instance and
     # never inside a run record: an agent's question is judged next to what was left out.
-    keys = {i.instance_id: {"ambiguous": i.problem_statement, "full": i.original_issue, "extra": i.extra}
-            for i in instances if i.instance_id in {s.instance_id for s in summaries}}  # fmt: skip
+    keys = {
+        i.instance_id: {
+            "ambiguous": i.problem_statement,
+            "full": i.original_issue,
+            "extra": i.extra,
+        }
+        for i in instances
+        if i.instance_id in {s.instance_id for s in summaries}
+    }
     data = {
         "arms": _arms(summaries, grades),
         "runs": runs,
