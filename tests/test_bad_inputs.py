@@ -186,6 +186,22 @@ CASES = [
     ),
     ("sanity of nothing", ["swe", "sanity", "--runs", "{root}/nowhere"], "no such runs directory"),
     (
+        "harvest of nothing",
+        ["swe", "harvest", "--runs", "{root}/nowhere", "--out", "{root}/h.csv"],
+        "no such runs directory",
+    ),
+    (
+        "reclassify nothing",
+        ["swe", "reclassify", "--runs", "{root}/nowhere"],
+        "no such runs directory",
+    ),
+    (
+        "labels that aren't there",
+        ["swe", "reclassify", "--labels", "{root}/nowhere.csv"],
+        "cannot read",
+    ),
+    ("harvest to a text file", ["swe", "harvest", "--out", "{root}/h.txt"], ".csv or .jsonl"),
+    (
         "swe batch sideways",
         ["swe", "batch", "--model", "local", "--condition", "sideways"],
         "--condition",

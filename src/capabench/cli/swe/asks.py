@@ -50,6 +50,8 @@ def reclassify_cmd(
     if labels is not None:
         _score_labels(labels, clf, as_json)
         return
+    if not runs.is_dir():
+        raise fail(f"{runs}: no such runs directory (give the --runs of a `capabench swe batch`)")
     report = reclassify(SweStore(runs), clf)
     if as_json:
         out.print_json(report.model_dump_json())
@@ -142,6 +144,8 @@ def harvest_cmd(
         raise fail(f"--out {out_file}: name a .csv or .jsonl file")
     if out_file.exists():
         raise fail(f"--out {out_file} exists: capabench won't overwrite it (labels may be in it)")
+    if not runs.is_dir():
+        raise fail(f"{runs}: no such runs directory (give the --runs of a `capabench swe batch`)")
     rows = harvest(SweStore(runs))
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(dumps(rows, out_file.suffix[1:]), encoding="utf-8")

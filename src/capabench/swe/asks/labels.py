@@ -78,12 +78,20 @@ def read_labels(path: str | Path) -> list[dict]:
     """The labelled rows of a harvest file (CSV or JSONL); a bad label is an error naming its
     row."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
     if path.suffix == ".jsonl":
-        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        try:
+            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not JSON lines ({exc})") from None
+        columns = set(rows[0]) if rows else set()
     else:
-        rows = list(csv.DictReader(io.StringIO(text)))
-    missing = {"text", "edited", "label"} - set(rows[0] if rows else {})
+        reader = csv.DictReader(io.StringIO(text))
+        rows, columns = list(reader), set(reader.fieldnames or ())
+    missing = {"text", "edited", "label"} - columns
     if missing:
         raise ValueError(f"{path}: not a harvest file (no {', '.join(sorted(missing))} column)")
     labelled = []
