@@ -44,10 +44,21 @@ def process_ticks(pid: int) -> int:
 
 def measure(args, bench, pool, asks: int) -> None:
     server = subprocess.Popen(
-        [sys.executable, "-m", "capabench.testing.fake_openai", "--references", str(default_benchmark_path(0)),
-         "--latency", str(args.latency), "--asks", str(asks)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "capabench.testing.fake_openai",
+            "--references",
+            str(default_benchmark_path(0)),
+            "--latency",
+            str(args.latency),
+            "--asks",
+            str(asks),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     base_url = server.stdout.readline().strip()
     starts: list[float] = []  # when each session started: its result's arrival less its duration
     try:
@@ -55,8 +66,14 @@ def measure(args, bench, pool, asks: int) -> None:
             options = ModelOptions(
                 base_url=base_url, concurrency=args.concurrency, timeout_s=30, cache=False
             )
-            config = RunConfig(model="openai/fake", conditions=args.conditions.split(","), limit=args.sessions,
-                               concurrency=args.concurrency, options=options, processes=args.processes)  # fmt: skip
+            config = RunConfig(
+                model="openai/fake",
+                conditions=args.conditions.split(","),
+                limit=args.sessions,
+                concurrency=args.concurrency,
+                options=options,
+                processes=args.processes,
+            )
             runner = Runner(config, bench, tmp, pool=pool)
             busy0, total0 = busy_ticks()
             server0 = process_ticks(server.pid)
@@ -74,19 +91,25 @@ def measure(args, bench, pool, asks: int) -> None:
     ideal = args.concurrency / args.latency
     achieved = calls / wall
     cpu_ms = (busy1 - busy0) / os.sysconf("SC_CLK_TCK") * 1000
-    print(f"\n{asks} question(s) before the reference: {len(results)} sessions, {calls} model calls, "
-          f"{judged} judge runs, {sum(r.solved for r in results)} solved, wall {wall:.1f} s")  # fmt: skip
+    print(
+        f"\n{asks} question(s) before the reference: {len(results)} sessions, {calls} model calls, "
+        f"{judged} judge runs, {sum(r.solved for r in results)} solved, wall {wall:.1f} s"
+    )
     # Saturated: until the last session starts, `concurrency` sessions are always in flight;
     # after it, fewer remain and the ideal no longer applies (the run's ramp-down).
     # Its start is the first session's (worker processes take a moment to start).
     first, last = min(starts), max(starts)
     saturated = sum(first <= t <= last for t in sent) / (last - first)
-    print(f"  ideal {ideal:.1f} calls/s; whole run {achieved:.1f} calls/s: efficiency {achieved / ideal:.2f}; "
-          f"saturated ({last - first:.1f} s) {saturated:.1f} calls/s: efficiency {saturated / ideal:.2f}")  # fmt: skip
-    print(f"  machine CPU busy {(busy1 - busy0) / (total1 - total0):.0%} of {os.cpu_count()} cores "
-          f"(the fake server's share {server_ms / (cpu_ms or 1):.0%}); harness + judge "
-          f"{(cpu_ms - server_ms) / calls:.1f} ms CPU per model call, "
-          f"{(cpu_ms - server_ms) / len(results):.1f} ms per session")  # fmt: skip
+    print(
+        f"  ideal {ideal:.1f} calls/s; whole run {achieved:.1f} calls/s: efficiency {achieved / ideal:.2f}; "
+        f"saturated ({last - first:.1f} s) {saturated:.1f} calls/s: efficiency {saturated / ideal:.2f}"
+    )
+    print(
+        f"  machine CPU busy {(busy1 - busy0) / (total1 - total0):.0%} of {os.cpu_count()} cores "
+        f"(the fake server's share {server_ms / (cpu_ms or 1):.0%}); harness + judge "
+        f"{(cpu_ms - server_ms) / calls:.1f} ms CPU per model call, "
+        f"{(cpu_ms - server_ms) / len(results):.1f} ms per session"
+    )
 
 
 def main() -> None:
@@ -103,8 +126,10 @@ def main() -> None:
     pool = SandboxPool()  # for building the benchmark, and the judge with --processes 1
     try:
         bench = default_benchmark(0, pool=pool)
-        print(f"latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, "
-              f"runner processes {args.processes}, judge {pool.isolation}")  # fmt: skip
+        print(
+            f"latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, "
+            f"runner processes {args.processes}, judge {pool.isolation}"
+        )
         for asks in (int(x) for x in args.asks.split(",")):
             measure(args, bench, pool, asks)
     finally:

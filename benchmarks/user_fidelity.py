@@ -28,15 +28,31 @@ def respond_time(matcher, bank, repeat: int = 3) -> float:
     from capabench.simulate import SimulatedUser
 
     slots = tuple(
-        Slot(family=f, mechanism=REGISTRY[f].mechanism, alternative=REGISTRY[f].alternatives[0].id,
-             statement=REGISTRY[f].alternatives[0].statement)
+        Slot(
+            family=f,
+            mechanism=REGISTRY[f].mechanism,
+            alternative=REGISTRY[f].alternatives[0].id,
+            statement=REGISTRY[f].alternatives[0].statement,
+        )
         for f in ("tidy_list", "batch")
-    )  # fmt: skip
+    )
     session = Session(
-        id="bench", user_id="u", profile_id="terse-expert", cell=0, index=5, split="heldout",
-        task_id="t", base_entry_point="f", entry_point="f", signature="def f(x)", request="r",
-        slots=slots, hidden_tests="", reference="", original="",
-    )  # fmt: skip
+        id="bench",
+        user_id="u",
+        profile_id="terse-expert",
+        cell=0,
+        index=5,
+        split="heldout",
+        task_id="t",
+        base_entry_point="f",
+        entry_point="f",
+        signature="def f(x)",
+        request="r",
+        slots=slots,
+        hidden_tests="",
+        reference="",
+        original="",
+    )
     user = SimulatedUser(session, matcher=matcher)
     prose = [e.text for e in bank if "```" not in e.text]  # a code block would time the judge
     times = []

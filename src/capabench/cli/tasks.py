@@ -9,20 +9,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from capabench import judge as judging
 from capabench.cli.app import app, tasks_app
-from capabench.cli.common import read_input, tasks_of
-from capabench.cli.errors import console, fail
+from capabench.cli.common import progress_bar, read_input, tasks_of
+from capabench.cli.errors import fail
 from capabench.records import Task, Verdict
 
 SourceOption = Annotated[str, typer.Option("--source", help="'humaneval' or a JSONL file of tasks")]
@@ -81,20 +73,11 @@ def judge_all(pairs: list[tuple[Task, str]], workers: int | None, label: str) ->
     """Judge (task, code) pairs on every core, with a progress bar."""
     pool = judging.default_pool()
     results: list[Verdict] = []
-    columns = (
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=True) as bar:
-        progress = bar.add_task(label, total=len(pairs))
-        with ThreadPoolExecutor(workers or pool.size) as executor:
-            for verdict in executor.map(lambda pair: judging.judge_task(*pair, pool=pool), pairs):
-                results.append(verdict)
-                bar.advance(progress)
+    bar, progress = progress_bar(label, len(pairs))
+    with bar, ThreadPoolExecutor(workers or pool.size) as executor:
+        for verdict in executor.map(lambda pair: judging.judge_task(*pair, pool=pool), pairs):
+            results.append(verdict)
+            bar.advance(progress)
     return results
 
 
