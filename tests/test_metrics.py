@@ -4,7 +4,15 @@ import math
 
 import pytest
 
-from capabench.metrics import breakdown, difficulty_of, mcnemar, pass_k, summarize, wilcoxon
+from capabench.metrics import (
+    breakdown,
+    difficulty_of,
+    mcnemar,
+    pass_k,
+    summarize,
+    ttc_spread,
+    wilcoxon,
+)
 from capabench.metrics.stats import paired_tests
 from capabench.records import Mechanism, SessionRun, Turn
 
@@ -80,6 +88,123 @@ def test_pass_k():
     assert pass_k(results, 1) == pytest.approx((1 + 1 / 3) / 2)
     assert pass_k(results, 3) == pytest.approx(0.5)
     assert pass_k(results, 4) is None
+
+
+# Three epochs of four sessions: (solved turn per epoch; None: unsolved within the budget of 8).
+EPOCHS = {
+    "a": (1, 1, 1),  # solved 3/3, first turn 3/3, TTC 1 1 1
+    "b": (1, 3, None),  # solved 2/3, first turn 1/3, TTC 1 3 8
+    "c": (2, 4, 5),  # solved 3/3, first turn 0/3, TTC 2 4 5
+    "d": (None, None, None),  # solved 0/3, TTC 8 8 8
+}
+
+
+def _epochs(table=EPOCHS, cond="same-user"):
+    return [
+        run(sid, turn, cond=cond, epoch=e)
+        for sid, turns in table.items()
+        for e, turn in enumerate(turns)
+    ]
+
+
+def test_pass_k_of_es_and_ft_es_by_hand():
+    """Per session C(c, k) / C(n, k), averaged: ES c = 3, 2, 3, 0 and FT-ES c = 3, 1, 0, 0."""
+    results = _epochs()
+    es = [pass_k(results, k) for k in (1, 2, 3)]
+    ft = [pass_k(results, k, "ft_es") for k in (1, 2, 3)]
+    # ES: a 1 1 1; b 2/3 1/3 0; c 1 1 1; d 0 0 0.
+    assert es == pytest.approx([(1 + 2 / 3 + 1) / 4, (1 + 1 / 3 + 1) / 4, 2 / 4])
+    # FT-ES: a 1 1 1; b 1/3 0 0; c and d 0.
+    assert ft == pytest.approx([(1 + 1 / 3) / 4, 1 / 4, 1 / 4])
+    s = summarize(results)  # pass^1 is the session-averaged ES and FT-ES
+    assert (es[0], ft[0]) == pytest.approx((s.es, s.ft_es))
+    assert pass_k(results, 4) is None and pass_k(results, 4, "ft_es") is None
+    infra = [*results, run("a", status="infra_error", epoch=3)]  # not an epoch played
+    assert pass_k(infra, 3, "ft_es") == pytest.approx(1 / 4) and pass_k(infra, 4) is None
+    with pytest.raises(ValueError, match="metric"):
+        pass_k(results, 1, "ttc")
+
+
+def test_ttc_spread_across_epochs_by_hand():
+    """Per session the sample SD (ddof 1) and range of TTC (unsolved = 8), averaged over the
+    sessions with two or more epochs."""
+    spread = ttc_spread(_epochs())
+    # a: 1 1 1 -> 0, 0; b: 1 3 8 -> var (9 + 1 + 16) / 2 = 13, range 7;
+    # c: 2 4 5 -> var (25 + 1 + 16) / 9 / 2 = 7 / 3, range 3; d: 8 8 8 -> 0, 0.
+    assert spread.sessions == 4
+    assert spread.sd == pytest.approx((math.sqrt(13) + math.sqrt(7 / 3)) / 4)
+    assert spread.range == pytest.approx((7 + 3) / 4)
+    one_more = [*_epochs(), run("e", 2)]  # a session with one epoch has no spread: left out
+    assert ttc_spread(one_more) == spread
+
+
+def test_a_single_epoch_measures_no_pass_k_beyond_1_and_no_spread():
+    results = [run(sid, turns[0]) for sid, turns in EPOCHS.items()]  # epoch 0 only
+    assert pass_k(results, 1) == pytest.approx(3 / 4) and pass_k(results, 1, "ft_es") == 0.5
+    assert pass_k(results, 2) is None and pass_k(results, 2, "ft_es") is None
+    assert ttc_spread(results) is None  # not measured, not 0
+    assert ttc_spread([]) is None and pass_k([], 1) is None
+
+
+def test_pass_k_rows_and_report_say_what_is_not_measured(tmp_path):
+    """The pass_k table: three epochs give pass^1..3 of ES and FT-ES and the TTC spread; a
+    single-epoch condition has pass^1 only, None (CSV: empty; HTML: –) beyond, never 0."""
+    import csv
+    import json
+    from pathlib import Path
+
+    from capabench.report.collect import RunData
+    from capabench.report.render import write_report
+    from capabench.report.tables import pass_k_rows
+
+    three = _epochs()
+    single = [run(sid, turns[0], cond="none") for sid, turns in EPOCHS.items()]
+    data = RunData(Path("run"), {"model": "m"}, three + single)
+    rows = pass_k_rows([data])
+    got = {(r["condition"], r["k"]): r for r in rows}
+    assert set(got) == {(c, k) for c in ("none", "same-user") for k in (1, 2, 3)}
+    same = [got[("same-user", k)] for k in (1, 2, 3)]
+    assert [r["pass^k"] for r in same] == [66.67, 58.33, 50.0]
+    assert [r["pass^k FT-ES"] for r in same] == [33.33, 25.0, 25.0]
+    assert {
+        (r["epochs"], r["TTC SD across epochs"], r["TTC range across epochs"]) for r in same
+    } == {(3, round((math.sqrt(13) + math.sqrt(7 / 3)) / 4, 3), 2.5)}
+    assert (got[("none", 1)]["pass^k"], got[("none", 1)]["pass^k FT-ES"]) == (75.0, 50.0)
+    for k in (2, 3):
+        assert got[("none", k)]["pass^k"] is None and got[("none", k)]["pass^k FT-ES"] is None
+    assert got[("none", 1)]["epochs"] == 1 and got[("none", 1)]["TTC SD across epochs"] is None
+    # One epoch everywhere: k = 2 is still shown, as not measured.
+    alone = pass_k_rows([RunData(Path("run"), {"model": "m"}, single)])
+    assert [(r["k"], r["pass^k"], r["TTC range across epochs"]) for r in alone] == [
+        (1, 75.0, None),
+        (2, None, None),
+    ]
+
+    files = write_report([data], tmp_path)
+    with files["pass_k.csv"].open() as fh:
+        table = list(csv.DictReader(fh))
+    none2 = next(r for r in table if r["condition"] == "none" and r["k"] == "2")
+    assert none2["pass^k"] == none2["pass^k FT-ES"] == none2["TTC SD across epochs"] == ""
+    report = json.loads(files["report.json"].read_text())
+    assert report["pass_k"] == rows
+    assert "C(c, k) / C(n, k)" in report["methods"]["pass^k"]
+    assert "ddof 1" in report["methods"]["TTC spread across epochs"]
+    page = files["report.html"].read_text()
+    section = page[
+        page.index("Reliability across epochs") : page.index(
+            "<h2>", page.index("Reliability across epochs")
+        )
+    ]
+    for text in (
+        "ES pass^3",
+        "FT-ES pass^3",
+        "TTC SD",
+        "TTC range",
+        "<td>58.33</td>",
+        "<td>–</td>",
+    ):
+        assert text in section, text
+    assert "<td>0.0</td>" not in section  # nothing unmeasured reads as zero
 
 
 def test_paired_tests_known_values():

@@ -1,7 +1,9 @@
 """Metrics over session runs: ES, FT-ES, TTC and the interaction rates, with cluster-aware
-intervals, breakdowns, paired tests with Holm's correction, and pass^k. Reads records only."""
+intervals, breakdowns, paired tests with Holm's correction, pass^k (ES and FT-ES) and the
+spread of TTC across epochs. Reads records only."""
 
 from capabench.metrics.core import (
+    EpochSpread,
     Summary,
     breakdown,
     difficulty_of,
@@ -10,11 +12,13 @@ from capabench.metrics.core import (
     pass_k,
     per_session,
     summarize,
+    ttc_spread,
 )
 from capabench.metrics.stats import TEST_METHODS, PairedTest, holm, mcnemar, paired_tests, wilcoxon
 
 __all__ = [
     "TEST_METHODS",
+    "EpochSpread",
     "PairedTest",
     "Summary",
     "breakdown",
@@ -27,5 +31,6 @@ __all__ = [
     "pass_k",
     "per_session",
     "summarize",
+    "ttc_spread",
     "wilcoxon",
 ]

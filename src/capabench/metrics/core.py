@@ -1,7 +1,7 @@
 """ES / FT-ES / TTC and the interaction rates, with intervals a reviewer accepts.
 
-The unit is the session: a session's epochs are averaged first (pass^k reads them
-separately), so running a deterministic policy three times changes nothing. The five
+The unit is the session: a session's epochs are averaged first (pass^k and the TTC spread
+read them separately), so running a deterministic policy three times changes nothing. The five
 held-out sessions of a user are a cluster: intervals account for it by default
 (`cluster="cell"`), or treat sessions as independent (`cluster="session"`).
 
@@ -247,15 +247,53 @@ def epochs_of(results: Iterable[SessionRun]) -> int:
     return max(counts.values(), default=0)
 
 
-def pass_k(results: Iterable[SessionRun], k: int) -> float | None:
-    """Chance that k epochs of a session all succeed, averaged over sessions (None when a
-    session has fewer than k epochs)."""
-    by_session: dict[tuple[str, str], list[bool]] = defaultdict(list)
+PASS_K_OUTCOMES: dict[str, Callable[[SessionRun], bool]] = {
+    "es": lambda r: r.solved,  # solved within the turn budget
+    "ft_es": lambda r: r.solved_turn == 1,  # solved by the first submission, no question asked
+}
+
+
+def _epochs(results: Iterable[SessionRun], value: Callable[[SessionRun], object]) -> list[list]:
+    """Per (session, condition), the value of each completed epoch."""
+    by_session: dict[tuple[str, str], list] = defaultdict(list)
     for r in results:
         if r.status == "completed":
-            by_session[(r.session_id, r.condition)].append(r.solved)
-    if not by_session or any(len(v) < k for v in by_session.values()):
+            by_session[(r.session_id, r.condition)].append(value(r))
+    return list(by_session.values())
+
+
+def pass_k(results: Iterable[SessionRun], k: int, metric: str = "es") -> float | None:
+    """Chance that k epochs of a session all succeed, averaged over sessions (None when a
+    session has fewer than k epochs): tau2-bench's estimator, per session C(c, k) / C(n, k)
+    with n the session's completed epochs and c those that succeeded. `metric` says what
+    succeeding is: "es" (solved within the budget) or "ft_es" (solved at the first turn)."""
+    if metric not in PASS_K_OUTCOMES:
+        raise ValueError(f"metric must be one of {tuple(PASS_K_OUTCOMES)}, not {metric!r}")
+    by_session = _epochs(results, PASS_K_OUTCOMES[metric])
+    if not by_session or any(len(v) < k for v in by_session):
         return None
-    return float(
-        np.mean([math.comb(sum(v), k) / math.comb(len(v), k) for v in by_session.values()])
+    return float(np.mean([math.comb(sum(v), k) / math.comb(len(v), k) for v in by_session]))
+
+
+@dataclass(frozen=True)
+class EpochSpread:
+    """How much a session's TTC moves between its epochs (see `ttc_spread`)."""
+
+    sessions: int  # sessions with two or more completed epochs: the ones averaged
+    sd: float  # mean over those sessions of the sample standard deviation (ddof 1) of TTC
+    range: float  # mean over those sessions of max TTC - min TTC
+
+
+def ttc_spread(results: Iterable[SessionRun], budget: int = TURN_BUDGET) -> EpochSpread | None:
+    """The spread of TTC across epochs. Per session (and condition), the TTC of each completed
+    epoch (unsolved = budget, as TTC counts it), then its sample standard deviation (ddof = 1)
+    and its range (max - min); both averaged over the sessions with two or more completed
+    epochs. None when no session has two: one epoch measures no spread (it is not zero)."""
+    turns = [v for v in _epochs(results, lambda r: r.solved_turn or budget) if len(v) > 1]
+    if not turns:
+        return None
+    return EpochSpread(
+        sessions=len(turns),
+        sd=float(np.mean([np.std(v, ddof=1) for v in turns])),
+        range=float(np.mean([max(v) - min(v) for v in turns])),
     )

@@ -21,7 +21,18 @@ from capabench.report.tables import (
     profile_rows,
 )
 
-HEADERS = {"pass_k": ["model", "condition", "k", "pass^k"]}  # written even when empty
+HEADERS = {  # written even when empty
+    "pass_k": [
+        "model",
+        "condition",
+        "k",
+        "pass^k",
+        "pass^k FT-ES",
+        "epochs",
+        "TTC SD across epochs",
+        "TTC range across epochs",
+    ]
+}
 
 
 def write_csv(path: Path, rows: list[dict], header: list[str] | None = None) -> None:
@@ -125,6 +136,27 @@ def _html_table(rows: list[dict]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _reliability_rows(pass_k: list[dict]) -> list[dict]:
+    """The pass^k rows pivoted for reading: one row per model and condition, pass^1..K of ES
+    and of FT-ES side by side, then the TTC spread; – where not measured."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in pass_k:
+        groups.setdefault((r["model"], r["condition"]), []).append(r)
+    dash = lambda v: "–" if v is None else v  # noqa: E731
+    return [
+        {
+            "model": model,
+            "condition": cond,
+            "epochs": rows[0]["epochs"],
+            **{f"ES pass^{r['k']}": dash(r["pass^k"]) for r in rows},
+            **{f"FT-ES pass^{r['k']}": dash(r["pass^k FT-ES"]) for r in rows},
+            "TTC SD": dash(rows[0]["TTC SD across epochs"]),
+            "TTC range": dash(rows[0]["TTC range across epochs"]),
+        }
+        for (model, cond), rows in groups.items()
+    ]
+
+
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 img{max-width:100%}h2{margin-top:2em}.note{color:#666;font-size:13px}"""
@@ -179,7 +211,8 @@ def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> di
 <h2>Per mechanism (same-user)</h2>{_html_table(tables["mechanisms"])}
 <h2>Per difficulty (partition from the no-history results)</h2>{_html_table(tables["difficulty"])}
 <h2>Per profile</h2>{_html_table(tables["profiles"])}
-<h2>pass^k across epochs</h2>{_html_table(tables["pass_k"])}
+<h2>Reliability across epochs: pass^k and the spread of TTC</h2>
+<p class="note">pass^k: the chance that k epochs of a session all succeed (%); TTC SD and range: across a session's epochs (turns), averaged over sessions; –: not measured (fewer epochs; <code>capabench run --epochs N</code>). See Methods.</p>{_html_table(_reliability_rows(tables["pass_k"]))}
 {figures}<h2>Methods</h2><dl class="note">{"".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in named.items())}</dl></body></html>
 """
     (out / "report.html").write_text(page, encoding="utf-8")

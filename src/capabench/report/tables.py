@@ -12,6 +12,7 @@ from capabench.metrics import (
     paired_tests,
     pass_k,
     summarize,
+    ttc_spread,
 )
 from capabench.metrics.core import Summary
 from capabench.report.collect import RunData
@@ -41,6 +42,13 @@ def methods(cluster: str = "cell") -> dict[str, str]:
         **{f"test {k}" if k in METRICS else k: v for k, v in TEST_METHODS.items()},
         "differences": "ΔES and ΔFT-ES = treated − base (points); ΔTTC = base − treated (turns; positive = "
         "fewer turns with the treatment, the paper's sign)",
+        "pass^k": "tau2-bench's estimator: per session, C(c, k) / C(n, k) with n its completed "
+        "epochs and c those solved (pass^k, from ES) or solved at the first turn (pass^k FT-ES), "
+        "averaged over sessions; pass^1 = ES or FT-ES; – (empty in the CSV): not measured "
+        "(a session has fewer than k epochs)",
+        "TTC spread across epochs": "per session, the sample standard deviation (ddof 1) and the "
+        "range (max − min) of its epochs' TTC (unsolved = the turn budget), averaged over the "
+        "sessions with two or more epochs; – (empty in the CSV): one epoch, not measured",
         "needless asks": "an ask answered with a convention the evaluated user's own history already "
         "states; per session (share of sessions with one) and per ask",
     }
@@ -257,16 +265,34 @@ def difficulty_rows(runs: list[RunData], reference: str = "none") -> list[dict]:
 
 
 def pass_k_rows(runs: list[RunData]) -> list[dict]:
-    """pass^k over the epochs the results hold (a resumed run may have more than it started
-    with), for conditions with more than one."""
+    """pass^k of ES and of FT-ES over the epochs the results hold (a resumed run may have more
+    than it started with), per model, condition and k = 1..K, K the most epochs any condition
+    of the report has (at least 2). A k a condition can't reach (a session with fewer than k
+    epochs; a single-epoch run for every k > 1) is there with None: not measured, never 0.
+    Each row also carries its condition's epochs and TTC spread across epochs (the same on
+    every k; None with one epoch)."""
+    groups = [
+        (run.model, cond, group)
+        for run in runs
+        for cond, group in sorted(run.by_condition().items())
+        if epochs_of(group)  # only infrastructure errors: nothing was measured
+    ]
+    most = max([2, *(epochs_of(group) for *_, group in groups)])
     rows = []
-    for run in runs:
-        for cond, group in sorted(run.by_condition().items()):
-            epochs = epochs_of(group)
-            for k in range(1, epochs + 1) if epochs > 1 else ():
-                value = pass_k(group, k)
-                if value is not None:
-                    rows.append(
-                        {"model": run.model, "condition": cond, "k": k, "pass^k": pct(value)}
-                    )
+    for model, cond, group in groups:
+        spread = ttc_spread(group)
+        for k in range(1, most + 1):
+            es, ft_es = pass_k(group, k), pass_k(group, k, "ft_es")
+            rows.append(
+                {
+                    "model": model,
+                    "condition": cond,
+                    "k": k,
+                    "pass^k": None if es is None else pct(es),
+                    "pass^k FT-ES": None if ft_es is None else pct(ft_es),
+                    "epochs": epochs_of(group),
+                    "TTC SD across epochs": None if spread is None else round(spread.sd, 3),
+                    "TTC range across epochs": None if spread is None else round(spread.range, 3),
+                }
+            )
     return rows
