@@ -25,6 +25,7 @@ def test_every_study_is_known_and_a_typo_says_which_exist():
         "memory",
         "mechanism",
         "split",
+        "learning-curve",
         "blank-control",
     }
     with pytest.raises(ValueError, match="known: main"):
@@ -59,6 +60,28 @@ def test_session_studies_build_the_papers_tables(built, pool, tmp_path):
     assert split["baseline/guesser"]["n history"] == split["baseline/guesser"]["n held-out"] == 30
     # The history split is kept apart: the held-out tables still count 30 sessions.
     assert table1["baseline/guesser"]["paired n"] == 30
+
+
+def test_learning_curve_rises_with_the_history_the_user_gave(built, pool, tmp_path):
+    bench, _ = built
+    model = "baseline/history-reader"
+    data = play(_plan("learning-curve", [model], tmp_path, limit=12), bench, pool)
+    tables = STUDIES["learning-curve"].tables(data)
+    rows = tables["curve"]
+    assert [(r["model"], r["k"]) for r in rows] == [(model, k) for k in range(6)]
+    assert all(r["n"] == 12 for r in rows)
+    ft_es = [r["FT-ES"] for r in rows]
+    asks = [r["asks/session"] for r in rows]
+    assert ft_es[0] == 0 and ft_es == sorted(ft_es) and ft_es[-1] > ft_es[0]
+    assert asks == sorted(asks, reverse=True) and asks[-1] < asks[0]
+    assert all(r["FT-ES 95% low"] <= r["FT-ES"] <= r["FT-ES 95% high"] for r in rows)
+    assert all(r["asks/session 95% low"] <= r["asks/session"] for r in rows)
+    # All five resolved sessions: the same figures as the same-user condition.
+    main = play(_plan("main", [model], tmp_path, limit=12), bench, pool)
+    same = STUDIES["main"].tables(main)["table1"][0]
+    assert rows[-1]["FT-ES"] == same["FT-ES same-user"] and rows[-1]["ES"] == same["ES same-user"]
+    png = STUDIES["learning-curve"].plots(tables)["learning-curve.png"]
+    assert png.startswith(b"\x89PNG")
 
 
 def test_the_difficulty_partition_is_saved_once_and_reused(built, pool, tmp_path):
@@ -127,5 +150,23 @@ def test_study_command_prints_the_table_and_writes_csv(built, tmp_path):
     assert "identity: table3" in result.output and "shuffled" in result.output
     rows = (tmp_path / "studies" / "identity-table3.csv").read_text().splitlines()
     assert rows[0] == "condition,metric,baseline/history-reader" and len(rows) == 10
+    curve = CliRunner().invoke(
+        app,
+        [
+            "study",
+            "learning-curve",
+            "--model",
+            "baseline/history-reader",
+            "--limit",
+            "4",
+            "--runs",
+            str(tmp_path),
+        ],
+        env={"COLUMNS": "200"},
+    )
+    assert curve.exit_code == 0, curve.output
+    rows = (tmp_path / "studies" / "learning-curve-curve.csv").read_text().splitlines()
+    assert rows[0].startswith("model,k,n,ES") and len(rows) == 7  # one row per (model, k)
+    assert (tmp_path / "studies" / "learning-curve.png").read_bytes().startswith(b"\x89PNG")
     wrong = CliRunner().invoke(app, ["study", "tables", "--model", "baseline/oracle"])
     assert wrong.exit_code == 2 and "unknown study 'tables'" in wrong.output

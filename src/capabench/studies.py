@@ -11,7 +11,11 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
+from capabench.history.raw import HISTORY_SIZES
 from capabench.metrics import difficulty_of, summarize
+from capabench.metrics.core import bootstrap_interval, per_session
 from capabench.models.spec import is_policy
 from capabench.records import TURN_BUDGET, BlankRun
 from capabench.report.collect import RunData, load_runs
@@ -46,6 +50,8 @@ class Study:
     blank: bool = False  # the blank control instead of sessions
     # label sessions by the no-history difficulty partition (of the first model, then saved)
     by_difficulty: bool = False
+    # PNG figures drawn from the tables (name -> bytes), written beside the CSVs
+    plots: Callable[[dict[str, list[dict]]], dict[str, bytes]] | None = None
 
     def conditions_for(self, model: str) -> list[str]:
         extra = () if is_policy(model) else self.llm_only
@@ -167,6 +173,50 @@ def blank_table(data: StudyData) -> list[dict]:
     return rows
 
 
+CURVE = tuple(f"same-user-k{k}" for k in HISTORY_SIZES)
+
+
+def learning_curve_rows(runs: list[RunData]) -> list[dict]:
+    """A row per model and k: ES, FT-ES and asks per session with the first k resolved
+    sessions as history, with 95% intervals (Wilson for ES and FT-ES, the bootstrap of
+    cells for asks, as for TTC)."""
+    rows = []
+    for run in runs:
+        for k, cond in zip(HISTORY_SIZES, CURVE, strict=True):
+            group = run.by_condition().get(cond, [])
+            s = summarize(group)
+            if not s.n:
+                continue
+            sessions = per_session(group)
+            asks = [x.asks for x in sessions]
+            cells = [x.cell for x in sessions]
+            low, high = bootstrap_interval(np.array(asks, float), np.array(cells), "cell", 2000, 0)
+            rows.append(
+                {
+                    "model": run.model,
+                    "k": k,
+                    "n": s.n,
+                    "ES": pct(s.es),
+                    "ES 95% low": pct(s.ci["es"][0]),
+                    "ES 95% high": pct(s.ci["es"][1]),
+                    "FT-ES": pct(s.ft_es),
+                    "FT-ES 95% low": pct(s.ci["ft_es"][0]),
+                    "FT-ES 95% high": pct(s.ci["ft_es"][1]),
+                    "asks/session": round(s.questions_per_session, 3),
+                    "asks/session 95% low": round(low, 3),
+                    "asks/session 95% high": round(high, 3),
+                }
+            )
+    return rows
+
+
+def _learning_curve_plot(tables: dict[str, list[dict]]) -> dict[str, bytes]:
+    from capabench.report.render import learning_curve_png
+
+    rows = tables["curve"]
+    return {"learning-curve.png": learning_curve_png(rows)} if rows else {}
+
+
 STUDIES: dict[str, Study] = {
     s.name: s
     for s in [
@@ -217,6 +267,13 @@ STUDIES: dict[str, Study] = {
             ("none",),
             lambda d: {"split": split_table(d)},
             history_split=True,
+        ),
+        Study(
+            "learning-curve",
+            "Learning curve: the first k of the user's resolved sessions as history, k = 0..5",
+            CURVE,
+            lambda d: {"curve": learning_curve_rows(d.runs)},
+            plots=_learning_curve_plot,
         ),
         Study(
             "blank-control",

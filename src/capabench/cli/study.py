@@ -20,7 +20,9 @@ from capabench.cli.options import MODEL_HELP, PlayOptions, play_options
 def study_cmd(
     name: Annotated[
         str,
-        typer.Argument(help="main, difficulty, identity, memory, mechanism, split, blank-control"),
+        typer.Argument(
+            help="main, difficulty, identity, memory, mechanism, split, learning-curve, blank-control"
+        ),
     ],
     models: Annotated[
         list[str], typer.Option("--model", help=MODEL_HELP + " (repeat for several)")
@@ -83,8 +85,11 @@ def study_cmd(
         Console().print(
             f"difficulty partition: {plan.difficulty_file} (from {saved['model']}'s no-history run, {saved['reference_run']})"
         )
-    for table, rows in chosen.tables(data).items():
+    tables = chosen.tables(data)
+    for table, rows in tables.items():
         columns = {k: k for k in (rows[0] if rows else {})}
         print_rows(f"{name}: {table}", rows, columns)
         write_csv(out / f"{name}-{table}.csv", rows)
+    for figure, png in (chosen.plots(tables) if chosen.plots else {}).items():
+        (out / figure).write_bytes(png)
     Console().print(f"CSV in {out}; run directories: {', '.join(map(str, plan.run_dirs))}")

@@ -1,5 +1,6 @@
 """The paper's three basic conditions: no history, the user's own five resolved sessions,
-and five resolved sessions of other users of similar total length (the identity control)."""
+and five resolved sessions of other users of similar total length (the identity control);
+and, for the learning curve, the first k of the user's own (`same-user-k0`..`same-user-k5`)."""
 
 from __future__ import annotations
 
@@ -64,3 +65,18 @@ def shuffled(session, env: HistoryEnv) -> HistoryContext:
         any(st in t.text for t in s.trace if t.role == "user" for st in statements) for s in drawn
     )
     return render_history(drawn, users=sorted({s.user_id for s in drawn}), overlap=overlap)
+
+
+HISTORY_SIZES = range(6)  # the learning curve's k: 0 (no history) to all five resolved sessions
+
+
+def _first(k: int):
+    def first_k(session, env: HistoryEnv) -> HistoryContext:
+        """The user's first k resolved sessions, in order (k = 5: same-user)."""
+        return render_history(env.history_of(session)[:k], first=k)
+
+    return first_k
+
+
+for _k in HISTORY_SIZES:
+    register_function(f"same-user-k{_k}")(_first(_k))

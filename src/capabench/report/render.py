@@ -123,6 +123,54 @@ def _plot_png(rows: list[dict], group: str, title: str) -> bytes:
     return buffer.getvalue()
 
 
+def learning_curve_png(rows: list[dict]) -> bytes:
+    """ES, FT-ES and asks per session against k (history size) per model, on fixed axes,
+    with the 95% intervals as error bars (rows of the learning-curve study)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from capabench.records import TURN_BUDGET
+
+    metrics = {"ES": (0, 100), "FT-ES": (0, 100), "asks/session": (0, TURN_BUDGET)}
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    models = sorted({r["model"] for r in rows})
+    for ax, (metric, (low, high)) in zip(axes, metrics.items(), strict=True):
+        for model in models:
+            mine = sorted((r for r in rows if r["model"] == model), key=lambda r: r["k"])
+            values = [r[metric] for r in mine]
+            errors = [
+                [max(0, v - r[f"{metric} 95% low"]) for v, r in zip(values, mine, strict=True)],
+                [max(0, r[f"{metric} 95% high"] - v) for v, r in zip(values, mine, strict=True)],
+            ]
+            ax.errorbar(
+                [r["k"] for r in mine], values, yerr=errors, marker="o", capsize=3, label=model
+            )
+        ax.set_xlim(-0.3, 5.3)
+        ax.set_ylim(
+            low - (high - low) * 0.04, high + (high - low) * 0.04
+        )  # markers at the ends show
+        ax.set_xticks(range(6))
+        ax.set_xlabel("k: the user's first k resolved sessions as history")
+        ax.set_title(metric + (" (%)" if metric != "asks/session" else ""))
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(
+        handles,
+        names,
+        loc="lower center",
+        ncol=min(4, max(1, len(models))),
+        fontsize=8,
+        frameon=False,
+    )
+    fig.suptitle("Learning curve (error bars: 95% intervals)")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
 def _html_table(rows: list[dict]) -> str:
     if not rows:
         return "<p>No rows.</p>"
