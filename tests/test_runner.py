@@ -21,6 +21,7 @@ from capabench.report import load_runs
 from capabench.report.render import write_report
 from capabench.runner import RunConfig, Runner, select_sessions
 from capabench.store import RunDirError, RunStore
+from capabench.testing.browser import chromium, dump_dom
 from capabench.testing.fake_openai import FakeOpenAI
 
 CONDITIONS = ["none", "same-user", "shuffled"]
@@ -271,16 +272,8 @@ def test_html_report_renders_in_headless_chromium(built, pool, tmp_path):
     ).run()
     write_report(load_runs([tmp_path / "run"]), tmp_path / "report")
     page = (tmp_path / "report" / "report.html").resolve().as_uri()
-    browser = [
-        "chromium",
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]
-    dom = subprocess.run(
-        [*browser, "--dump-dom", page], capture_output=True, text=True, timeout=120
-    ).stdout
+    browser = chromium(tmp_path / "profile")
+    dom = dump_dom(tmp_path / "report" / "report.html", tmp_path / "profile")
     assert "Main table: no history vs same-user history" in dom and dom.count("<img") == 2
     assert "baseline/history-reader" in dom and "<td>100.0</td>" in dom
     shot = tmp_path / "shot.png"

@@ -10,7 +10,6 @@ import importlib.util
 import json
 import secrets
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from capabench.swe.records import AgentTask, Budget
 from capabench.swe.store import SweStore
 from capabench.swe.views.audit import sanity
 from capabench.swe.views.dashboard import build
+from capabench.testing.browser import dump_dom
 from conftest import requires_bwrap
 
 pytestmark = requires_bwrap  # every agent runs contained by default
@@ -167,20 +167,7 @@ def test_codex_request_user_input_is_an_ask_through_a_refused_channel(swe_bundle
     assert REFUSED_CHANNEL in arm["channel"] and arm["cells"]["ambiguous"]["refused"] == "1/1"
     assert data["runs"][0]["refused"] == 1
     if shutil.which("chromium"):  # rendered: the ask in the run's trace, the arm's row
-        dom = subprocess.run(
-            [
-                "chromium",
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                f"--user-data-dir={tmp_path / 'p'}",
-                "--dump-dom",
-                page.resolve().as_uri(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        ).stdout
+        dom = dump_dom(page, tmp_path / "p")
         assert f"agent asks ({REFUSED_CHANNEL}; counted as asked):" in dom
         assert "asked through a refused channel" in dom and "yes (1, 1 refused)" in dom
 

@@ -18,6 +18,7 @@ from capabench.swe.data.bundled_repos import LIBRARIES
 from capabench.swe.evaluate import evaluate
 from capabench.swe.store import SweStore
 from capabench.swe.views.dashboard import build, rate
+from capabench.testing.browser import dump_dom
 
 
 @pytest.fixture(scope="module")
@@ -141,20 +142,7 @@ def test_dashboard_shows_arms_runs_and_verified_prompts_in_chromium(instances, t
     page = build(store, instances, tmp_path / "index.html")
     raw = page.read_text()
     assert "/tmp/capabench-" not in raw and os.path.expanduser("~") + "/" not in raw  # redacted
-    dom = subprocess.run(
-        [
-            "chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            f"--user-data-dir={tmp_path / 'p'}",
-            "--dump-dom",
-            page.resolve().as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    ).stdout
+    dom = dump_dom(page, tmp_path / "p")
     # One column per arm, never pooled; small counts as fractions.
     assert "<th>scripted<br>" in dom and "<th>other<br>" in dom
     assert "<td>2/2</td>" in dom and "<td>0/1</td>" in dom
