@@ -9,7 +9,7 @@ The machine's CPU use is printed with each figure, to show what binds when it fa
 Two figures: over the whole run (worker start-up included), and over its saturated part
 (from the first session's start to the last one's: `concurrency` sessions are in flight; the ramp-down after it can't reach the ideal).
 
-    .venv/bin/python benchmarks/concurrency.py [--latency 0.2] [--concurrency 32] [--sessions 300] [--conditions none,same-user,shuffled] [--asks 0,3] [--processes 2]
+    .venv/bin/python benchmarks/concurrency.py [--latency 0.2] [--concurrency 32] [--sessions 300] [--conditions none,same-user,shuffled] [--asks 0,3] [--processes 2] [--executor local|ray]
 """
 
 from __future__ import annotations
@@ -73,6 +73,8 @@ def measure(args, bench, pool, asks: int) -> None:
                 concurrency=args.concurrency,
                 options=options,
                 processes=args.processes,
+                executor=args.executor,
+                ray_address=args.ray_address,
             )
             runner = Runner(config, bench, tmp, pool=pool)
             busy0, total0 = busy_ticks()
@@ -122,13 +124,15 @@ def main() -> None:
     parser.add_argument(
         "--processes", type=int, default=2, help="runner worker processes (1: threads only)"
     )
+    parser.add_argument("--executor", default="local", help="local or ray (then --processes 1)")
+    parser.add_argument("--ray-address", help="an existing Ray cluster (default: a local one)")
     args = parser.parse_args()
     pool = SandboxPool()  # for building the benchmark, and the judge with --processes 1
     try:
         bench = default_benchmark(0, pool=pool)
         print(
             f"latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}, "
-            f"runner processes {args.processes}, judge {pool.isolation}"
+            f"runner processes {args.processes}, executor {args.executor}, judge {pool.isolation}"
         )
         for asks in (int(x) for x in args.asks.split(",")):
             measure(args, bench, pool, asks)

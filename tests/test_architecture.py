@@ -59,13 +59,24 @@ def test_what_plays_sessions_does_not_import_the_construction():
         m
         for m in modules
         if m in ("capabench.runner", "capabench.player")
-        or m.startswith(("capabench.history", "capabench.testing"))
+        or m.startswith(("capabench.history", "capabench.testing", "capabench.executors"))
     ]
     offenders = {
         m: sorted(t for t in _imports(modules[m], modules) if t.startswith("capabench.build"))
         for m in players
     }
     assert not {m: t for m, t in offenders.items() if t}
+
+
+def test_executors_know_nothing_of_what_they_play():
+    """An executor plays any worker recipe (sessions, agent runs, grades): it imports no
+    other part of capabench, so a new arm needs no change there."""
+    modules = _modules()
+    for m in (m for m in modules if m.startswith("capabench.executors")):
+        outside = {
+            t for t in _imports(modules[m], modules) if not t.startswith("capabench.executors")
+        }
+        assert not outside, (m, outside)
 
 
 def test_no_module_is_too_long_to_read():

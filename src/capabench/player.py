@@ -41,6 +41,8 @@ class RunConfig:
     top_k: int = 2  # sessions a retrieval condition shows
     split: Literal["heldout", "history", "both"] = "heldout"  # history: only for `none`
     processes: int = 1  # worker processes sharing the concurrency (past one interpreter's lock)
+    executor: str = "local"  # where sessions are played: "local" or "ray" (capabench.executors)
+    ray_address: str | None = None  # an existing Ray cluster; None starts a local instance
 
 
 def select_sessions(bench: Benchmark, limit: int | None, split: str = "heldout") -> list[Session]:
@@ -58,6 +60,26 @@ def select_sessions(bench: Benchmark, limit: int | None, split: str = "heldout")
         (s for s in bench.sessions if s.split == split), key=lambda s: (s.index, rank[s.cell])
     )
     return chosen if limit is None else chosen[:limit]
+
+
+def infra_result(session: Session, cond: str, epoch: int, model: str, error: str) -> SessionRun:
+    """The record of a job the infrastructure lost (e.g. its worker kept dying): an
+    infrastructure error, which a resumed run plays again."""
+    return SessionRun(
+        key=f"{session.id}|{cond}|{epoch}",
+        session_id=session.id,
+        split=session.split,
+        condition=cond,
+        epoch=epoch,
+        model=model,
+        status="infra_error",
+        error=error,
+        turns=(Turn(role="user", text=session.request),),
+        cell=session.cell,
+        profile_id=session.profile_id,
+        mechanisms=tuple(REGISTRY[s.family].mechanism for s in session.slots),
+        task_id=session.task_id,
+    )
 
 
 class Player:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from capabench.blank_control import play_blank_control
 from capabench.history.raw import HISTORY_SIZES
 from capabench.metrics import difficulty_of, summarize
 from capabench.metrics.core import bootstrap_interval, per_session
@@ -27,7 +27,6 @@ from capabench.report.tables import (
     pct,
 )
 from capabench.runner import RunConfig, Runner, select_sessions
-from capabench.store import RunStore
 
 METRICS = ("ES", "FT-ES", "TTC")
 
@@ -339,43 +338,3 @@ def difficulty_partition(reference: RunData, path: Path | None) -> dict[str, str
         payload = {"reference_run": str(reference.path), "model": reference.model, "labels": labels}
         path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
     return labels
-
-
-def play_blank_control(config: RunConfig, run_dir: Path, pool, progress=None) -> list[BlankRun]:
-    from capabench.models import make_model
-    from capabench.simulate.blank import play_blank
-    from capabench.tasks import load_humaneval
-
-    if is_policy(config.model):
-        raise ValueError(
-            "the blank control needs a model (reference policies play CAPA sessions only)"
-        )
-    tasks = load_humaneval()
-    if config.limit:
-        step = len(tasks) / config.limit
-        tasks = [tasks[int(i * step)] for i in range(min(config.limit, len(tasks)))]
-    # A directory of its own: these are tasks, not sessions of a benchmark.
-    store = RunStore(run_dir / "blank-control", record=BlankRun)
-    store.open(
-        {
-            "model": config.model,
-            "conditions": ["blank-control"],
-            "seed": config.seed,
-            "user_model": None,
-            "budget": config.budget,
-            "benchmark_hash": "humaneval",
-        }
-    )
-    done = {r.key for r in store.results() if r.status == "completed"}
-    model = make_model(config.model, config.options)
-    todo = [t for t in tasks if f"{t.id}|0" not in done]
-    try:
-        with ThreadPoolExecutor(max(1, config.concurrency)) as ex:
-            for future in as_completed([ex.submit(play_blank, t, model, pool) for t in todo]):
-                store.append(future.result())
-                if progress:
-                    progress(future.result())
-    finally:
-        store.close()
-    wanted = {t.id for t in tasks}
-    return [r for r in store.results() if r.task_id in wanted]

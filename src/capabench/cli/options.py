@@ -1,4 +1,4 @@
-"""Options several commands take, defined once. `run` and `study` share fifteen (how sessions
+"""Options several commands take, defined once. `run` and `study` share seventeen (how sessions
 are played: which, against what endpoint, with which user): `@play_options` adds them to a
 command, which receives them packed in one `PlayOptions`."""
 
@@ -24,6 +24,31 @@ ContextOpt = Annotated[
     typer.Option("--context", min=512, help="a local model's context window (default 8192)"),
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="don't reuse cached responses")]
+
+
+def _executor(name: str) -> str:
+    from capabench.executors import EXECUTORS
+
+    if name not in EXECUTORS:
+        raise typer.BadParameter(f"{name!r} is not one of {', '.join(EXECUTORS)}")
+    return name
+
+
+ExecutorOpt = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        callback=_executor,
+        help="where sessions are played: local (this machine) or ray (a Ray cluster; the ray extra)",
+    ),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="an existing Ray cluster (auto, or HOST:PORT); default: start a local instance for the run",
+    ),
+]
 BenchmarkOpt = Annotated[
     Path | None,
     typer.Option(
@@ -56,6 +81,8 @@ class PlayOptions:
             help="worker processes sharing the concurrency (many calls at once on a small machine)",
         ),
     ] = 1
+    executor: ExecutorOpt = "local"
+    ray_address: RayAddressOpt = None
     user_model: Annotated[
         str | None, typer.Option("--user-model", help="an LLM to phrase the user's answers")
     ] = None
@@ -93,6 +120,10 @@ class PlayOptions:
         from capabench.paths import cache_dir
         from capabench.runner import RunConfig
 
+        if self.executor != "ray" and self.ray_address:
+            raise typer.BadParameter("--ray-address goes with --executor ray")
+        if self.executor == "ray" and self.processes > 1:
+            raise typer.BadParameter("--processes is for --executor local (Ray places the workers)")
         options = ModelOptions(
             base_url=self.base_url,
             api_key=self.api_key,
@@ -115,6 +146,8 @@ class PlayOptions:
             top_k=self.top_k,
             prices=str(self.prices) if self.prices else None,
             processes=self.processes,
+            executor=self.executor,
+            ray_address=self.ray_address,
         )
 
 

@@ -35,6 +35,7 @@ def run_cmd(
     play: PlayOptions,
 ) -> None:
     """Evaluate a model or reference policy on the held-out sessions; re-running resumes."""
+    from capabench.executors import ExecutorError
     from capabench.report import load_runs
     from capabench.runner import Runner
     from capabench.store import RunDirError
@@ -54,7 +55,7 @@ def run_cmd(
     try:
         with bar:
             runner.run(progress=lambda _r: bar.advance(task))
-    except RunDirError as exc:
+    except (RunDirError, ExecutorError) as exc:
         raise fail(str(exc)) from None
     (run,) = load_runs([path], warn=warn)
     if not quiet:

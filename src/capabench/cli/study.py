@@ -43,6 +43,7 @@ def study_cmd(
     play: PlayOptions,
 ) -> None:
     """Run one of the paper's studies for the models and print its tables in the paper's layout."""
+    from capabench.executors import ExecutorError
     from capabench.judge.sandbox import default_pool
     from capabench.report.render import write_csv
     from capabench.store import RunDirError
@@ -66,7 +67,7 @@ def study_cmd(
     try:
         with bar:
             data = play_study(plan, bench, default_pool(), progress=lambda _r: bar.advance(task))
-    except (ValueError, RunDirError) as exc:
+    except (ValueError, RunDirError, ExecutorError) as exc:
         raise fail(str(exc)) from None
     out = out or runs / "studies"
     try:

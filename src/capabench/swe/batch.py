@@ -9,12 +9,16 @@ import re
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import capabench
-from capabench.swe.agents import NEUTRAL_REPLY, AgentRunner
+from capabench.executors import Executor
+from capabench.executors.local import LocalExecutor
+from capabench.swe.agents import NEUTRAL_REPLY, AgentRunner, RunnerOptions, make_runner
 from capabench.swe.agents.workspace import Workspace
+from capabench.swe.asks.judge import make_ask_judge
 from capabench.swe.data.bundled import repo_dir
 from capabench.swe.records import Condition, Instance, SessionOutcome
 from capabench.swe.store import RunSummary, SweStore
@@ -24,16 +28,28 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:80]
 
 
-def run_one(
+@dataclass
+class PlayedRun:
+    """One finished session and everything the store keeps of it: what travels back to the
+    driver from a worker elsewhere, so the store stays on one filesystem."""
+
+    manifest: dict
+    summary: RunSummary
+    events: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # e.g. Codex rollouts, Claude transcripts
+    transcript: str = ""
+    patch: str = ""
+
+
+def play_one(
     instance: Instance,
     condition: Condition,
     model: str,
     runner: AgentRunner,
-    store: SweStore,
     *,
     repos: Path | None = None,
-) -> RunSummary:
-    """One session from a fresh checkout; its artifacts stored, the summary written last."""
+) -> PlayedRun:
+    """One session from a fresh checkout (nothing stored: see store_run)."""
     task = instance.task(condition)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     run_id = f"{_slug(instance.instance_id)}__{condition}__{_slug(model)}__{stamp}-{secrets.token_hex(2)}"
@@ -53,7 +69,6 @@ def run_one(
         "python": platform.python_version(),
         "reply": NEUTRAL_REPLY,
     }
-    store.write_once(store.path("manifests", run_id), json.dumps(manifest, indent=1))
     start = time.monotonic()
     with Workspace(repo_dir(instance, repos), instance.base_commit) as ws:
         try:
@@ -61,12 +76,6 @@ def run_one(
         except Exception as exc:  # the runner broke: recorded (retryable), the batch goes on
             outcome = SessionOutcome(stop_reason="error", error=f"{type(exc).__name__}: {exc}")
         patch = ws.patch()
-    events = "".join(json.dumps(e) + "\n" for e in outcome.events)
-    store.write_once(store.path("sessions", run_id) / "events.jsonl", events)
-    for name, text in outcome.files.items():  # e.g. Codex rollouts, Claude Code transcripts
-        store.write_once(store.path("sessions", run_id) / "harness" / name, text)
-    store.write_once(store.path("transcripts", run_id) / "agent.txt", outcome.transcript())
-    store.write_once(store.path("patches", run_id), patch)
     summary = RunSummary(
         run_id=run_id,
         instance_id=instance.instance_id,
@@ -93,8 +102,73 @@ def run_one(
         reply=NEUTRAL_REPLY,
         capabench_version=capabench.__version__,
     )
-    store.write_once(store.path("runs", run_id), summary.model_dump_json(indent=1))
-    return summary
+    return PlayedRun(
+        manifest=manifest,
+        summary=summary,
+        events="".join(json.dumps(e) + "\n" for e in outcome.events),
+        files=dict(outcome.files),
+        transcript=outcome.transcript(),
+        patch=patch,
+    )
+
+
+def lost_run(instance: Instance, condition: Condition, model: str, error: str) -> PlayedRun:
+    """A session the infrastructure lost (its worker kept dying): an error without a patch,
+    which the next batch plays again."""
+    task = instance.task(condition)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    run_id = f"{_slug(instance.instance_id)}__{condition}__{_slug(model)}__{stamp}-{secrets.token_hex(2)}"
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    summary = RunSummary(
+        run_id=run_id,
+        instance_id=instance.instance_id,
+        condition=condition,
+        model=model,
+        runner="",
+        runner_version="",
+        repo=instance.repo,
+        base_commit=instance.base_commit,
+        prompt_sha256=task.prompt_sha256,
+        started=started,
+        duration_s=0.0,
+        stop_reason="error",
+        asked=False,
+        asks=[],
+        turns=0,
+        input_tokens=0,
+        output_tokens=0,
+        tools=[],
+        error=f"lost by the executor: {error}",
+        capabench_version=capabench.__version__,
+    )
+    manifest = {"run_id": run_id, "instance_id": instance.instance_id, "condition": condition}
+    return PlayedRun(manifest={**manifest, "model": model, "started": started}, summary=summary)
+
+
+def store_run(store: SweStore, played: PlayedRun) -> RunSummary:
+    """Write a played session's artifacts, the summary last (what marks it done)."""
+    run_id = played.summary.run_id
+    store.write_once(store.path("manifests", run_id), json.dumps(played.manifest, indent=1))
+    store.write_once(store.path("sessions", run_id) / "events.jsonl", played.events)
+    for name, text in played.files.items():
+        store.write_once(store.path("sessions", run_id) / "harness" / name, text)
+    store.write_once(store.path("transcripts", run_id) / "agent.txt", played.transcript)
+    store.write_once(store.path("patches", run_id), played.patch)
+    store.write_once(store.path("runs", run_id), played.summary.model_dump_json(indent=1))
+    return played.summary
+
+
+def run_one(
+    instance: Instance,
+    condition: Condition,
+    model: str,
+    runner: AgentRunner,
+    store: SweStore,
+    *,
+    repos: Path | None = None,
+) -> RunSummary:
+    """One session from a fresh checkout; its artifacts stored, the summary written last."""
+    return store_run(store, play_one(instance, condition, model, runner, repos=repos))
 
 
 def pending(
@@ -117,6 +191,62 @@ def pending(
     return todo
 
 
+@dataclass
+class RunnerRecipe:
+    """How to build a model's runner: a worker elsewhere (a Ray actor) builds its own, since
+    a built runner holds clients that don't travel. The ask judge travels as its spec."""
+
+    model: str
+    options: RunnerOptions
+    judge_model: str | None = None
+    preflight: bool = False
+
+    def build(self) -> AgentRunner:
+        options = self.options
+        if self.judge_model:
+            try:
+                judge = make_ask_judge(self.judge_model)
+            except (ValueError, OSError) as exc:
+                raise ValueError(f"the ask judge {self.judge_model}: {exc}") from None
+            options = replace(options, ask_judge=judge)
+        return make_runner(self.model, options, preflight=self.preflight)
+
+
+@dataclass
+class SweSpec:
+    """Workers that play sessions of one model: here, with the runner already built."""
+
+    recipe: RunnerRecipe
+    instances: dict[str, Instance]
+    repos: Path | None = None
+    runner: AgentRunner | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "runner": None}  # a worker elsewhere builds its own
+
+    def build(self, threads: int) -> SweWorker:
+        # A runner built here checks its containment (bubblewrap) and its extras itself.
+        return SweWorker(self, self.runner or self.recipe.build())
+
+
+class SweWorker:
+    def __init__(self, spec: SweSpec, runner: AgentRunner) -> None:
+        self.spec, self.runner = spec, runner
+
+    def play(self, job: tuple[str, Condition]) -> PlayedRun:
+        instance_id, condition = job
+        return play_one(
+            self.spec.instances[instance_id],
+            condition,
+            self.spec.recipe.model,
+            self.runner,
+            repos=self.spec.repos,
+        )
+
+    def close(self) -> None:
+        pass
+
+
 def batch(
     instances: list[Instance],
     conditions: list[Condition],
@@ -127,12 +257,35 @@ def batch(
     count: int | None = None,
     repos: Path | None = None,
     progress: Callable[[RunSummary], None] | None = None,
+    executor: Executor | None = None,
+    recipe: RunnerRecipe | None = None,
+    in_flight: int = 1,
 ) -> list[RunSummary]:
-    """Sessions for the next incomplete instances, one at a time (resumable)."""
-    out = []
-    for instance, condition in pending(instances, conditions, model, store, count):
-        summary = run_one(instance, condition, model, runner, store, repos=repos)
+    """Sessions for the next incomplete instances (resumable): one at a time here, or
+    `in_flight` at once on an executor (a Ray cluster needs the `recipe` to build runners
+    there). Only this process writes the store; a session that comes back twice is kept once."""
+    todo = pending(instances, conditions, model, store, count)
+    by_id = {i.instance_id: i for i in instances}
+    spec = SweSpec(recipe or RunnerRecipe(model, RunnerOptions()), by_id, repos, runner)
+    executor = executor or LocalExecutor()
+    out, done = [], store.done(model)
+    jobs = [(i.instance_id, c) for i, c in todo]
+    failure = None
+    for outcome in executor.map(spec, jobs, in_flight=in_flight):
+        if outcome.error:
+            failure = outcome.exception or RuntimeError(outcome.error)
+            continue
+        played = outcome.result
+        if outcome.lost:
+            played = lost_run(by_id[outcome.job[0]], outcome.job[1], model, outcome.lost)
+        if (played.summary.instance_id, played.summary.condition) in done:
+            continue
+        summary = store_run(store, played)
+        if not summary.retryable:
+            done.add((summary.instance_id, summary.condition))
         out.append(summary)
         if progress:
             progress(summary)
+    if failure is not None:
+        raise failure
     return out

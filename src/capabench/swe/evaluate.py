@@ -4,9 +4,12 @@ by the local grader or the official SWE-bench harness, each grade saved as it co
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from capabench.executors import Executor
+from capabench.executors.local import LocalExecutor
 from capabench.swe.data.bundled import repo_dir
 from capabench.swe.grading.grade import Grade
 from capabench.swe.grading.harness import (
@@ -33,6 +36,33 @@ def has_local_repo(instance: Instance, repos: Path | None) -> bool:
         return False
 
 
+@dataclass
+class LocalGradeSpec:
+    """Workers that grade patches with the local grader."""
+
+    instances: dict[str, Instance]
+    repos: Path | None
+    timeout_s: float
+
+    def build(self, threads: int) -> LocalGrader:
+        return LocalGrader(self)
+
+
+@dataclass
+class LocalGrader:
+    spec: LocalGradeSpec
+
+    def play(self, job: tuple[str, str, str]) -> Grade:
+        _, instance_id, patch = job
+        instance = self.spec.instances[instance_id]
+        return grade_locally(
+            instance, patch, repo_dir(instance, self.spec.repos), timeout_s=self.spec.timeout_s
+        )
+
+    def close(self) -> None:
+        pass
+
+
 def evaluate(
     instances: list[Instance],
     store: SweStore,
@@ -43,11 +73,15 @@ def evaluate(
     grader: GraderName = "auto",
     harness: HarnessOptions | None = None,
     progress: Callable[[str, Grade], None] | None = None,
+    executor: Executor | None = None,
+    in_flight: int = 1,
 ) -> dict[str, Grade]:
     """Grade stored patches that have no grade yet (all with force), each grade saved as it
     comes. `auto` grades locally when every instance has a local repository (the bundled
     ones, or clones under `repos`) and with the official SWE-bench harness otherwise.
-    `timeout_s` bounds one graded test run (default 300 s locally, the harness's 1800 s)."""
+    `timeout_s` bounds one graded test run (default 300 s locally, the harness's 1800 s).
+    The local grader grades `in_flight` runs at once on the executor (here by default; on a
+    Ray cluster each node needs the repositories); grades are saved here as they come."""
     by_id = {i.instance_id: i for i in instances}
     todo = [
         (s, by_id[s.instance_id])
@@ -67,16 +101,16 @@ def evaluate(
             progress(run_id, grade)
 
     if grader == "local":
-        for summary, instance in todo:
-            save(
-                summary.run_id,
-                grade_locally(
-                    instance,
-                    store.patch(summary.run_id),
-                    repo_dir(instance, repos),
-                    timeout_s=timeout_s or 300.0,
-                ),
-            )
+        spec = LocalGradeSpec({i.instance_id: i for _, i in todo}, repos, timeout_s or 300.0)
+        jobs = [(s.run_id, i.instance_id, store.patch(s.run_id)) for s, i in todo]
+        failure = None
+        for outcome in (executor or LocalExecutor()).map(spec, jobs, in_flight=in_flight):
+            if outcome.error:
+                failure = outcome.exception or RuntimeError(outcome.error)
+            elif outcome.result is not None:  # a lost one stays ungraded: the next call grades it
+                save(outcome.job[0], outcome.result)
+        if failure is not None:
+            raise failure
         return grades
     if not todo:
         return grades

@@ -4,7 +4,8 @@ commands: runs (list, batch, preflight, evaluate), asks (reclassify, harvest) an
 
 from capabench.cli.swe.app import swe_app
 from capabench.cli.swe.asks import harvest_cmd, reclassify_cmd
-from capabench.cli.swe.runs import batch_cmd, evaluate_cmd, list_cmd, preflight_cmd
+from capabench.cli.swe.grade import evaluate_cmd
+from capabench.cli.swe.runs import batch_cmd, list_cmd, preflight_cmd
 from capabench.cli.swe.views import dashboard_cmd, locate_cmd, sanity_cmd
 
 # In the order `capabench swe --help` lists them.

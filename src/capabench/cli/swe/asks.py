@@ -112,15 +112,10 @@ def _score_labels(labels: Path, clf, as_json: bool) -> None:
 
 
 def ask_judge(spec: str, base_url: str | None):
-    from capabench.models import ModelOptions, make_model
-    from capabench.paths import cache_dir
-    from capabench.swe.asks.judge import AskJudge
+    from capabench.swe.asks.judge import make_ask_judge
 
-    options = ModelOptions(
-        base_url=base_url, max_tokens=160, cache=str(cache_dir() / "responses.sqlite")
-    )
     try:
-        return AskJudge(make_model(spec, options), spec)
+        return make_ask_judge(spec, base_url)
     except (ValueError, OSError) as exc:
         raise fail(f"--ask-judge-model {spec}: {exc}") from None
 

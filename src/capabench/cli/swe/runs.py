@@ -1,5 +1,5 @@
-"""`capabench swe list | batch | preflight | evaluate`: the dataset, sessions into the run
-store (each model's runner from swe.agents' registry), and grading them."""
+"""`capabench swe list | batch | preflight`: the dataset, and sessions into the run store
+(each model's runner from swe.agents' registry)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from capabench.cli.errors import console, fail
-from capabench.cli.options import ApiKeyOpt, BaseUrlOpt, ContextOpt, MaxTokensOpt
+from capabench.cli.options import (
+    ApiKeyOpt,
+    BaseUrlOpt,
+    ContextOpt,
+    ExecutorOpt,
+    MaxTokensOpt,
+    RayAddressOpt,
+)
 from capabench.cli.swe.app import (
     DEFAULT_RUNS,
     BaseOpt,
@@ -23,8 +30,6 @@ from capabench.cli.swe.app import (
     out,
     parse_conditions,
 )
-from capabench.cli.swe.asks import ask_judge
-from capabench.swe.grading.harness_images import DEFAULT_BASE_IMAGE
 
 # An agent's reply is one action or a short message, not a whole solution as in `capabench run`.
 AGENT_MAX_TOKENS = 1024
@@ -38,13 +43,16 @@ def _runner(
     max_tokens: int,
     *,
     preflight: bool = False,
+    judge_model: str | None = None,
     **options,
 ):
     """The runner registered for `model` (swe.agents.registry), built with the run's options
-    (swe.agents.RunnerOptions): the CLI sets nothing on it afterwards."""
+    (swe.agents.RunnerOptions): the CLI sets nothing on it afterwards. Returns it with its
+    recipe (how a worker elsewhere builds the same runner)."""
     from capabench.models import ModelOptions
     from capabench.paths import cache_dir
-    from capabench.swe.agents import RunnerOptions, make_runner
+    from capabench.swe.agents import RunnerOptions
+    from capabench.swe.batch import RunnerRecipe
 
     chat = ModelOptions(
         base_url=base_url,
@@ -53,8 +61,9 @@ def _runner(
         max_tokens=max_tokens,
         cache=str(cache_dir() / "responses.sqlite"),
     )
+    recipe = RunnerRecipe(model, RunnerOptions(model=chat, **options), judge_model, preflight)
     try:
-        return make_runner(model, RunnerOptions(model=chat, **options), preflight=preflight)
+        return recipe.build(), recipe
     except (ValueError, OSError) as exc:
         raise fail(str(exc)) from None
 
@@ -176,9 +185,15 @@ def batch_cmd(
             help="with --ask-judge-model: the judge's verdict decides whether the agent asked",
         ),
     ] = False,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="sessions at once (each its own checkout)")
+    ] = 1,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Sessions for the next incomplete instances, one at a time; rerunning resumes. A
     preflight canary first certifies that the model's ask channel works."""
+    from capabench.executors import ExecutorError, make_executor
     from capabench.swe.agents import registration
     from capabench.swe.batch import batch, pending
     from capabench.swe.preflight import PreflightFailed, preflight
@@ -198,8 +213,9 @@ def batch_cmd(
         raise fail(
             "--ask-judge-model applies to the Codex arm (gpt-*/codex-*), whose asks are final messages"
         )
-    judge = ask_judge(judge_model, None) if judge_model else None
-    runner = _runner(
+    if ray_address and executor != "ray":
+        raise fail("--ray-address goes with --executor ray")
+    runner, recipe = _runner(
         model,
         base_url,
         api_key,
@@ -210,7 +226,7 @@ def batch_cmd(
         structured=structured,
         sandbox=sandbox,
         system_prompt=system_prompt,
-        ask_judge=judge,
+        judge_model=judge_model,
         judge_decides=judge_decides,
     )
     todo = pending(instances, conditions, model, store, count)
@@ -235,102 +251,25 @@ def batch_cmd(
             f"preflight: {model}'s ask channel was observed, answered and the session went on"
         )
     console.print(f"{len(todo)} session(s) to run for {model}; store: {runs}")
-    done = batch(
-        instances,
-        conditions,
-        model,
-        runner,
-        store,
-        count=count,
-        repos=repos,
-        progress=lambda s: console.print(
-            f"  {s.instance_id} {s.condition}: {s.stop_reason}, asked={s.asked}, {s.turns} turns"
-        ),
-    )
-    out.print(_runs_table(done))
-
-
-def evaluate_cmd(
-    dataset: DatasetOpt = None,
-    base: BaseOpt = None,
-    runs: RunsOpt = DEFAULT_RUNS,
-    repos: ReposOpt = None,
-    force: Annotated[bool, typer.Option("--force", help="regrade graded runs")] = False,
-    eval_timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--eval-timeout",
-            min=1,
-            help="seconds per graded test run (default 300 local, 1800 harness)",
-        ),
-    ] = None,
-    grader: Annotated[
-        str, typer.Option("--grader", help="auto, local or swebench (the official harness, Docker)")
-    ] = "auto",
-    swebench_dataset: Annotated[
-        str | None,
-        typer.Option("--swebench-dataset", help="the harness's dataset (HF name or file)"),
-    ] = None,
-    split: Annotated[str, typer.Option("--split", help="the harness dataset's split")] = "test",
-    max_workers: Annotated[
-        int, typer.Option("--max-workers", min=1, help="harness containers at once")
-    ] = 4,
-    base_image: Annotated[
-        str, typer.Option("--base-image", help="for harness images of local repositories")
-    ] = DEFAULT_BASE_IMAGE,
-) -> None:
-    """Grade stored patches (runs are never re-run). `auto`: the local grader when every
-    instance has a local repository (the bundled ones, or --repos), else the official
-    SWE-bench harness, which needs a Docker engine."""
-    from capabench.swe.evaluate import evaluate
-    from capabench.swe.grading.harness import HarnessOptions, HarnessUnavailable
-    from capabench.swe.store import SweStore
-
-    if grader not in ("auto", "local", "swebench"):
-        raise fail(f"--grader must be auto, local or swebench, not {grader!r}")
-    store = SweStore(runs)
-    instances = load_dataset(dataset, base)
-    options = HarnessOptions(
-        dataset=swebench_dataset,
-        split=split,
-        max_workers=max_workers,
-        base_image=base_image,
-        log=console.print,
-    )
     try:
-        grades = evaluate(
+        done = batch(
             instances,
-            store,
-            force=force,
-            repos=repos,
-            timeout_s=eval_timeout,
-            grader=grader,
-            harness=options,  # type: ignore[arg-type]
-            progress=lambda r, g: console.print(
-                f"  {r}: {g.status}, resolved={g.resolved}{(' (' + g.detail + ')') if g.detail else ''}",
-                highlight=False,
-                soft_wrap=True,
-            ),
-        )
-    except (FileNotFoundError, HarnessUnavailable) as exc:  # a missing repository or engine
-        raise fail(str(exc)) from None
-    by_arm: dict[tuple[str, str], list] = {}
-    for summary in store.summaries():
-        if summary.run_id in grades:
-            by_arm.setdefault((summary.model, summary.condition), []).append(grades[summary.run_id])
-    table = Table("model", "condition", "graded", "resolved", "localized", "error", "timeout")
-    for (model, cond), gs in sorted(by_arm.items()):
-        table.add_row(
+            conditions,
             model,
-            cond,
-            str(len(gs)),
-            str(sum(bool(g.resolved) for g in gs)),
-            str(sum(bool(g.localization_hit) for g in gs)),
-            str(sum(g.status == "error" for g in gs)),
-            str(sum(g.status == "timeout" for g in gs)),
+            runner,
+            store,
+            count=count,
+            repos=repos,
+            progress=lambda s: console.print(
+                f"  {s.instance_id} {s.condition}: {s.stop_reason}, asked={s.asked}, {s.turns} turns"
+            ),
+            executor=make_executor(executor, address=ray_address),
+            recipe=recipe,
+            in_flight=concurrency,
         )
-    out.print(table)
-    out.print(f"graded {len(grades)} run(s); grades in {store.root / 'evaluations'}")
+    except ExecutorError as exc:
+        raise fail(str(exc)) from None
+    out.print(_runs_table(done))
 
 
 def preflight_cmd(
@@ -348,7 +287,7 @@ def preflight_cmd(
     """Certify a model's ask channel with one forced ask round-trip (exit 1 if it fails)."""
     from capabench.swe.preflight import PreflightFailed, preflight
 
-    runner = _runner(
+    runner, _ = _runner(
         model,
         base_url,
         api_key,

@@ -81,3 +81,14 @@ def parse(answer: str) -> tuple[bool, str] | None:
     if not isinstance(data, dict) or not isinstance(data.get("ask"), bool):
         return None
     return data["ask"], str(data.get("reason", ""))[:300]
+
+
+def make_ask_judge(spec: str, base_url: str | None = None) -> AskJudge:
+    """The judge for a model spec (its replies cached like every model call)."""
+    from capabench.models import ModelOptions, make_model
+    from capabench.paths import cache_dir
+
+    options = ModelOptions(
+        base_url=base_url, max_tokens=160, cache=str(cache_dir() / "responses.sqlite")
+    )
+    return AskJudge(make_model(spec, options), spec)

@@ -1,0 +1,65 @@
+"""What an executor is: given a recipe for a warm worker and a list of jobs, play the jobs
+and stream back each outcome as it finishes. The caller (the batch layer) owns the store:
+executors never write results, so every executor resumes, deduplicates and commits alike."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Worker(Protocol):
+    def play(self, job: Hashable) -> Any:
+        """One job's result (picklable: it may travel between processes or machines)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class WorkerSpec(Protocol):
+    """A picklable recipe for a worker, built once per worker slot (a process, a Ray actor)
+    and kept warm: its model client, its judge pool."""
+
+    def build(self, threads: int) -> Worker:
+        """A worker for `threads` jobs at once; raises when this host can't play (a missing
+        extra, no sandbox): the executor reports that, naming the host."""
+        ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One job's end: its result, or the traceback of a harness bug (`error`), or why the
+    infrastructure lost it past the retry bound (`lost`: a worker or node kept dying)."""
+
+    job: Hashable
+    result: Any = None
+    error: str = ""
+    lost: str = ""
+    node: str = ""  # where it was played (a Ray node id; "" locally)
+    exception: BaseException | None = None  # the bug itself, when it was raised in this process
+
+
+class ExecutorError(RuntimeError):
+    """The executor can't play: said in one line by the CLI, no traceback."""
+
+
+class WorkerStartError(ExecutorError):
+    """A worker could not be built (on a named host): nothing can be played there."""
+
+
+class ClusterUnavailable(ExecutorError):
+    """The executor's engine isn't installed, or its cluster can't be reached."""
+
+
+class Executor(Protocol):
+    name: str
+
+    def map(
+        self, spec: WorkerSpec, jobs: Sequence[Hashable], *, in_flight: int
+    ) -> Iterator[Outcome]:
+        """Play every job, at most `in_flight` at once (a global bound: e.g. the calls one
+        API endpoint may have open), yielding outcomes as they finish, in any order. After a
+        harness bug the executor starts nothing new, yields what was in flight, then the
+        bug. On Ctrl-C it does the same and raises KeyboardInterrupt."""
+        ...

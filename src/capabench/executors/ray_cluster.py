@@ -1,0 +1,233 @@
+"""The `ray` executor: jobs played by Ray actors (one per worker slot, spread over the
+cluster's nodes, each keeping its worker warm), results streamed back to the driver, which
+alone stores them. The driver bounds the jobs in flight over the whole cluster, so more nodes
+never multiply the request rate against an API. An actor that dies (its node lost, its
+process killed) is replaced and its jobs are retried elsewhere, up to `attempts` times; past
+that a job is reported lost, never dropped silently. Needs the `ray` extra."""
+
+from __future__ import annotations
+
+import math
+import socket
+import time
+import traceback
+from collections import deque
+from collections.abc import Hashable, Iterator, Sequence
+
+from capabench.executors.base import ClusterUnavailable, Outcome, WorkerSpec, WorkerStartError
+
+START_TIMEOUT_S = 300.0  # a worker builds its model client and judge pool
+
+
+class _Slot:
+    """The actor body: one worker, built once, playing up to `threads` jobs at once."""
+
+    def __init__(self, spec: WorkerSpec, threads: int) -> None:
+        import ray
+
+        self.node = ray.get_runtime_context().get_node_id()
+        self.worker, self.start_error = None, ""
+        try:
+            self.worker = spec.build(threads)
+        except BaseException:
+            self.start_error = traceback.format_exc()
+
+    def ready(self) -> tuple[str, str]:
+        return self.node, self.start_error
+
+    def play(self, job: Hashable):
+        return self.node, self.worker.play(job)
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise ClusterUnavailable(
+            "--executor ray needs Ray: pip install 'capabench[ray]' (on the driver and every node)"
+        ) from None
+    return ray
+
+
+def _probe(address: str | None, timeout_s: float = 10.0) -> None:
+    """A HOST:PORT that doesn't answer fails in seconds (Ray itself keeps retrying), and so
+    does `auto` when the cluster it names (RAY_ADDRESS, or the last one started here) is gone."""
+    if not address or "://" in address:
+        return
+    given = address
+    if address == "auto":
+        from ray._private.services import canonicalize_bootstrap_address
+
+        try:
+            address = canonicalize_bootstrap_address("auto") or ""
+        except Exception as exc:  # Ray's own lookup: its wording says what is missing
+            raise ClusterUnavailable(f"can't find a Ray cluster for auto: {exc}") from None
+        if not address:
+            raise ClusterUnavailable("no running Ray cluster found for --ray-address auto")
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise ClusterUnavailable(f"--ray-address {address!r}: expected auto or HOST:PORT")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout_s).close()
+    except (OSError, ValueError) as exc:
+        where = address if given == address else f"{given}: {address}"
+        raise ClusterUnavailable(f"can't reach the Ray cluster ({where}): {exc}") from None
+
+
+class RayExecutor:
+    name = "ray"
+
+    def __init__(
+        self, address: str | None = None, *, slots: int | None = None, attempts: int = 3
+    ) -> None:
+        self.address = address  # None: start a local Ray instance for this run, then stop it
+        self.slots = slots  # actors; default one per CPU of the cluster
+        self.attempts = attempts
+
+    def map(
+        self, spec: WorkerSpec, jobs: Sequence[Hashable], *, in_flight: int
+    ) -> Iterator[Outcome]:
+        if not jobs:
+            return iter(())
+        return self._map(spec, list(jobs), max(1, in_flight))
+
+    def _connect(self) -> bool:
+        """Connect (or start a local instance); True when this call started Ray."""
+        ray = _ray()
+        if ray.is_initialized():
+            return False
+        _probe(self.address)
+        try:
+            ray.init(
+                address=self.address,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level="ERROR",
+            )
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = self.address or "a new local instance"
+            raise ClusterUnavailable(f"can't reach the Ray cluster ({where}): {exc}") from None
+        return self.address is None
+
+    def _map(self, spec, jobs, in_flight) -> Iterator[Outcome]:
+        ray = _ray()
+        started = self._connect()
+        remote = ray.remote(_Slot)
+        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+        slots = max(1, min(self.slots or cpus, in_flight, len(jobs)))
+        threads = math.ceil(in_flight / slots)
+
+        def spawn():
+            return remote.options(
+                num_cpus=min(1, cpus / slots),
+                max_concurrency=threads,
+                scheduling_strategy="SPREAD",
+            ).remote(spec, threads)
+
+        actors = [spawn() for _ in range(slots)]
+        try:
+            self._check_started(ray, actors)
+            yield from self._dispatch(ray, spawn, actors, jobs, in_flight, threads)
+        finally:
+            for actor in actors:
+                ray.kill(actor)
+            if started:
+                ray.shutdown()
+
+    def _check_started(self, ray, actors) -> None:
+        try:
+            ready = ray.get([a.ready.remote() for a in actors], timeout=START_TIMEOUT_S)
+        except ray.exceptions.GetTimeoutError:
+            raise WorkerStartError(
+                f"{len(actors)} Ray workers did not start within {START_TIMEOUT_S:.0f} s "
+                "(too few free CPUs on the cluster?)"
+            ) from None
+        for node, error in ready:
+            if error:
+                raise WorkerStartError(f"a worker on Ray node {node} could not start:\n{error}")
+
+    def _dispatch(self, ray, spawn, actors, jobs, in_flight, threads) -> Iterator[Outcome]:
+        queue = deque((job, 1) for job in jobs)
+        load = {a: 0 for a in actors}  # live actors and their jobs in flight
+        starting: dict = {}  # ready ref -> a replacement actor, used once it has started
+        flying: dict = {}  # ref -> (job, attempt, actor)
+        failure, stopping = None, False
+        alone_since = None  # when the last live actor was lost
+
+        def submit() -> None:
+            while queue and not stopping and len(flying) < in_flight and load:
+                actor = min(load, key=load.get)
+                if load[actor] >= threads:
+                    return
+                job, attempt = queue.popleft()
+                flying[actor.play.remote(job)] = (job, attempt, actor)
+                load[actor] += 1
+
+        def replace(actor) -> None:
+            """A lost actor's place goes to a fresh one, wherever the cluster has room (it
+            may never start if the lost node was the room: the others carry on)."""
+            if actor in load:
+                del load[actor]
+                fresh = spawn()
+                actors.append(fresh)
+                starting[fresh.ready.remote()] = fresh
+
+        def settle(ref) -> Outcome | None:
+            nonlocal failure, stopping
+            if ref in starting:
+                actor = starting.pop(ref)
+                try:
+                    _, error = ray.get(ref)
+                except ray.exceptions.RayError:
+                    error = "lost while starting"
+                if not error:
+                    load[actor] = 0
+                return None
+            job, attempt, actor = flying.pop(ref)
+            if actor in load:
+                load[actor] -= 1
+            try:
+                node, result = ray.get(ref)
+                return Outcome(job, result, node=node)
+            except ray.exceptions.RayTaskError as exc:  # the job itself raised: a harness bug
+                if failure is None:
+                    failure, stopping = Outcome(job, error=str(exc)), True
+            except ray.exceptions.RayError as exc:  # the actor, its process or node is gone
+                replace(actor)
+                if attempt >= self.attempts:
+                    return Outcome(job, lost=f"{type(exc).__name__} on {attempt} attempts: {exc}")
+                queue.appendleft((job, attempt + 1))
+            return None
+
+        try:
+            submit()
+            while flying or (queue and not stopping):
+                ready, _ = ray.wait([*flying, *starting], num_returns=1, timeout=1.0)
+                for ref in ready:
+                    if (outcome := settle(ref)) is not None:
+                        yield outcome
+                submit()
+                if load:
+                    alone_since = None
+                elif alone_since is None:
+                    alone_since = time.monotonic()
+                elif time.monotonic() - alone_since > START_TIMEOUT_S:
+                    raise WorkerStartError(
+                        f"every Ray worker was lost and none restarted within {START_TIMEOUT_S:.0f} s"
+                    )
+            if failure:
+                yield failure
+        except KeyboardInterrupt:
+            # Start nothing new; keep what is in flight (a second Ctrl-C leaves at once).
+            stopping = True
+            deadline = time.monotonic() + 60
+            while flying and time.monotonic() < deadline:
+                ready, _ = ray.wait(list(flying), num_returns=1, timeout=1.0)
+                for ref in ready:
+                    if (outcome := settle(ref)) is not None and outcome.result is not None:
+                        yield outcome
+            raise

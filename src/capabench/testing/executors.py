@@ -1,0 +1,34 @@
+"""Worker recipes for executor tests: importable by Ray workers (tests/ isn't)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+@dataclass
+class NapSpec:
+    """Workers that take `delay` seconds per job and return the job; `broken` workers can't
+    start (as on a host without an extra)."""
+
+    delay: float = 0.1
+    broken: bool = False
+
+    def build(self, threads: int) -> NapWorker:
+        if self.broken:
+            raise ModuleNotFoundError("No module named 'an_extra_this_host_lacks'")
+        return NapWorker(self.delay)
+
+
+@dataclass
+class NapWorker:
+    delay: float
+
+    def play(self, job):
+        time.sleep(self.delay)
+        if job == "bug":
+            raise KeyError("a bug in the harness")
+        return job
+
+    def close(self) -> None:
+        pass
