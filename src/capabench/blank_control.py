@@ -23,7 +23,7 @@ class BlankSpec:
     def __getstate__(self) -> dict:
         return {**self.__dict__, "pool": None}  # a worker elsewhere builds its own
 
-    def build(self, threads: int) -> BlankWorker:
+    def build(self, threads: int, cpus: float) -> BlankWorker:
         from capabench.judge.sandbox import SandboxPool
         from capabench.models import make_model
 

@@ -3,7 +3,7 @@ policy, in parallel, appending each finished session to the run directory."""
 
 from __future__ import annotations
 
-import os
+import math
 import platform
 from collections import Counter
 from collections.abc import Callable
@@ -151,11 +151,10 @@ class SessionSpec:
     def __getstate__(self) -> dict:
         return {**self.__dict__, "player": None}  # a worker elsewhere builds its own
 
-    def build(self, threads: int) -> SessionWorker:
+    def build(self, threads: int, cpus: float) -> SessionWorker:
         if self.player is not None:
             return SessionWorker(self.player, self.bench, own_pool=False)
-        # Judges: this host's cores + 1 over the run's worker processes (a Ray actor: its share).
-        judges = max(2, -(-((os.cpu_count() or 1) + 1) // max(1, self.config.processes)))
+        judges = max(2, math.ceil(cpus) + 1)  # its share of the host's cores, + 1
         config = replace(
             self.config,
             processes=1,

@@ -21,9 +21,10 @@ class WorkerSpec(Protocol):
     """A picklable recipe for a worker, built once per worker slot (a process, a Ray actor)
     and kept warm: its model client, its judge pool."""
 
-    def build(self, threads: int) -> Worker:
-        """A worker for `threads` jobs at once; raises when this host can't play (a missing
-        extra, no sandbox): the executor reports that, naming the host."""
+    def build(self, threads: int, cpus: float) -> Worker:
+        """A worker for `threads` jobs at once on `cpus` cores (its share of the host: size
+        its process pools by it); raises when this host can't play (a missing extra, no
+        sandbox): the executor reports that, naming the host."""
         ...
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing
+import os
 import queue
 import signal
 import traceback
@@ -49,7 +50,7 @@ class LocalExecutor:
 
     def _threads(self, spec, jobs, in_flight) -> Iterator[Outcome]:
         try:
-            worker = spec.build(in_flight)
+            worker = spec.build(in_flight, float(os.cpu_count() or 1))
         except Exception as exc:
             raise WorkerStartError(f"could not start a worker here: {exc}") from exc
         finished: queue.SimpleQueue[tuple[Hashable, Future]] = queue.SimpleQueue()
@@ -93,12 +94,13 @@ class LocalExecutor:
         ctx = multiprocessing.get_context("spawn")  # this process has threads: no fork
         todo, done, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
         threads = [share(in_flight, n, i) for i in range(n)]  # one per job in flight
+        cpus = (os.cpu_count() or 1) / n
         for i, job in enumerate(jobs):
             todo.put((i, job))
         for _ in range(sum(threads)):
             todo.put(None)  # one end mark per thread
         workers = [
-            ctx.Process(target=_work, args=(spec, t, todo, done, stop), daemon=True)
+            ctx.Process(target=_work, args=(spec, t, cpus, todo, done, stop), daemon=True)
             for t in threads
         ]
         # Workers start with SIGINT blocked (the mask survives exec), so a Ctrl-C while they
@@ -158,14 +160,14 @@ def _format(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
 
 
-def _work(spec: WorkerSpec, threads: int, todo, done, stop) -> None:
+def _work(spec: WorkerSpec, threads: int, cpus: float, todo, done, stop) -> None:
     """A worker process: `threads` threads play jobs until their end marks and send back
     each result (or, for a job that raised, its traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with_parent()
     try:
-        worker = spec.build(threads)
+        worker = spec.build(threads, cpus)
     except BaseException:  # e.g. a condition that needs an LLM: the parent says why
         done.put(("fatal", -1, traceback.format_exc()))
         return

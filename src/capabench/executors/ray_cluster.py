@@ -17,6 +17,8 @@ from collections.abc import Hashable, Iterator, Sequence
 from capabench.executors.base import ClusterUnavailable, Outcome, WorkerSpec, WorkerStartError
 
 START_TIMEOUT_S = 300.0  # a worker builds its model client and judge pool
+CHUNK_S = 0.1  # quick jobs travel in chunks of about this much work
+MAX_CHUNK = 32
 
 
 class _Slot:
@@ -25,18 +27,28 @@ class _Slot:
     def __init__(self, spec: WorkerSpec, threads: int) -> None:
         import ray
 
-        self.node = ray.get_runtime_context().get_node_id()
+        context = ray.get_runtime_context()
+        self.node = context.get_node_id()
         self.worker, self.start_error = None, ""
         try:
-            self.worker = spec.build(threads)
+            self.worker = spec.build(threads, context.get_assigned_resources().get("CPU", 1.0))
         except BaseException:
             self.start_error = traceback.format_exc()
 
     def ready(self) -> tuple[str, str]:
         return self.node, self.start_error
 
-    def play(self, job: Hashable):
-        return self.node, self.worker.play(job)
+    def play(self, jobs: list) -> tuple[str, list[tuple[object, str]], float]:
+        """Jobs one after another in one of the actor's threads: their results (or each
+        failing job's traceback), and the seconds they took."""
+        start, done = time.perf_counter(), []
+        for job in jobs:
+            try:
+                done.append((self.worker.play(job), ""))
+            except Exception:
+                done.append((None, traceback.format_exc()))
+                break  # a harness bug: the rest of the chunk goes back unplayed
+        return self.node, done, time.perf_counter() - start
 
     def close(self) -> None:
         if self.worker is not None:
@@ -120,13 +132,14 @@ class RayExecutor:
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         slots = max(1, min(self.slots or cpus, in_flight, len(jobs)))
         threads = math.ceil(in_flight / slots)
+        shared = ray.put(spec)  # one copy in the object store, not one per actor
 
         def spawn():
             return remote.options(
                 num_cpus=min(1, cpus / slots),
                 max_concurrency=threads,
                 scheduling_strategy="SPREAD",
-            ).remote(spec, threads)
+            ).remote(shared, threads)
 
         actors = [spawn() for _ in range(slots)]
         try:
@@ -151,20 +164,31 @@ class RayExecutor:
                 raise WorkerStartError(f"a worker on Ray node {node} could not start:\n{error}")
 
     def _dispatch(self, ray, spawn, actors, jobs, in_flight, threads) -> Iterator[Outcome]:
+        """Chunks of jobs to actor threads, at most `in_flight` chunks playing (each plays
+        its jobs one at a time, so at most `in_flight` jobs play at once). Quick jobs go in
+        chunks sized to about CHUNK_S of work (Ray's per-call cost would otherwise dominate a
+        reference policy's sessions); slow ones (model calls) one by one."""
         queue = deque((job, 1) for job in jobs)
-        load = {a: 0 for a in actors}  # live actors and their jobs in flight
+        load = {a: 0 for a in actors}  # live actors and their chunks in flight
         starting: dict = {}  # ready ref -> a replacement actor, used once it has started
-        flying: dict = {}  # ref -> (job, attempt, actor)
+        flying: dict = {}  # ref -> (chunk of (job, attempt), actor)
         failure, stopping = None, False
         alone_since = None  # when the last live actor was lost
+        per_job = None  # seconds per job, as measured so far
+
+        def chunk_size() -> int:
+            if not per_job:
+                return 1
+            fair = math.ceil(len(queue) / in_flight)  # the tail: every thread keeps work
+            return max(1, min(MAX_CHUNK, int(CHUNK_S / per_job), fair))
 
         def submit() -> None:
             while queue and not stopping and len(flying) < in_flight and load:
                 actor = min(load, key=load.get)
                 if load[actor] >= threads:
                     return
-                job, attempt = queue.popleft()
-                flying[actor.play.remote(job)] = (job, attempt, actor)
+                chunk = [queue.popleft() for _ in range(min(chunk_size(), len(queue)))]
+                flying[actor.play.remote([job for job, _ in chunk])] = (chunk, actor)
                 load[actor] += 1
 
         def replace(actor) -> None:
@@ -176,8 +200,8 @@ class RayExecutor:
                 actors.append(fresh)
                 starting[fresh.ready.remote()] = fresh
 
-        def settle(ref) -> Outcome | None:
-            nonlocal failure, stopping
+        def settle(ref) -> list[Outcome]:
+            nonlocal failure, stopping, per_job
             if ref in starting:
                 actor = starting.pop(ref)
                 try:
@@ -186,30 +210,42 @@ class RayExecutor:
                     error = "lost while starting"
                 if not error:
                     load[actor] = 0
-                return None
-            job, attempt, actor = flying.pop(ref)
+                return []
+            chunk, actor = flying.pop(ref)
             if actor in load:
                 load[actor] -= 1
             try:
-                node, result = ray.get(ref)
-                return Outcome(job, result, node=node)
-            except ray.exceptions.RayTaskError as exc:  # the job itself raised: a harness bug
-                if failure is None:
-                    failure, stopping = Outcome(job, error=str(exc)), True
+                node, done, seconds = ray.get(ref)
             except ray.exceptions.RayError as exc:  # the actor, its process or node is gone
                 replace(actor)
-                if attempt >= self.attempts:
-                    return Outcome(job, lost=f"{type(exc).__name__} on {attempt} attempts: {exc}")
-                queue.appendleft((job, attempt + 1))
-            return None
+                lost = []
+                for job, attempt in reversed(chunk):
+                    if attempt >= self.attempts:
+                        why = f"{type(exc).__name__} on {attempt} attempts: {exc}"
+                        lost.append(Outcome(job, lost=why))
+                    else:
+                        queue.appendleft((job, attempt + 1))
+                return lost
+            if done:
+                rate = seconds / len(done)
+                per_job = rate if per_job is None else 0.8 * per_job + 0.2 * rate
+            out = []
+            for (job, _), (result, error) in zip(chunk, done, strict=False):
+                if error:  # the job itself raised: a harness bug
+                    if failure is None:
+                        failure, stopping = Outcome(job, error=error), True
+                else:
+                    out.append(Outcome(job, result, node=node))
+            for item in reversed(chunk[len(done) :]):  # after a bug: unplayed
+                queue.appendleft(item)
+            return out
 
         try:
             submit()
             while flying or (queue and not stopping):
                 ready, _ = ray.wait([*flying, *starting], num_returns=1, timeout=1.0)
                 for ref in ready:
-                    if (outcome := settle(ref)) is not None:
-                        yield outcome
+                    yield from settle(ref)
                 submit()
                 if load:
                     alone_since = None
@@ -228,6 +264,5 @@ class RayExecutor:
             while flying and time.monotonic() < deadline:
                 ready, _ = ray.wait(list(flying), num_returns=1, timeout=1.0)
                 for ref in ready:
-                    if (outcome := settle(ref)) is not None and outcome.result is not None:
-                        yield outcome
+                    yield from (o for o in settle(ref) if o.result is not None)
             raise

@@ -19,7 +19,7 @@ from capabench.executors.local import LocalExecutor
 from capabench.swe.agents import NEUTRAL_REPLY, AgentRunner, RunnerOptions, make_runner
 from capabench.swe.agents.workspace import Workspace
 from capabench.swe.asks.judge import make_ask_judge
-from capabench.swe.data.bundled import repo_dir
+from capabench.swe.data.bundled import ensure_repos, repo_dir
 from capabench.swe.records import Condition, Instance, SessionOutcome
 from capabench.swe.store import RunSummary, SweStore
 
@@ -224,7 +224,8 @@ class SweSpec:
     def __getstate__(self) -> dict:
         return {**self.__dict__, "runner": None}  # a worker elsewhere builds its own
 
-    def build(self, threads: int) -> SweWorker:
+    def build(self, threads: int, cpus: float) -> SweWorker:
+        ensure_repos(self.instances.values(), self.repos)
         # A runner built here checks its containment (bubblewrap) and its extras itself.
         return SweWorker(self, self.runner or self.recipe.build())
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 from capabench.executors import Executor
 from capabench.executors.local import LocalExecutor
-from capabench.swe.data.bundled import repo_dir
+from capabench.swe.data.bundled import ensure_repos, repo_dir
 from capabench.swe.grading.grade import Grade
 from capabench.swe.grading.harness import (
     DEFAULT_DATASET,
@@ -44,7 +44,8 @@ class LocalGradeSpec:
     repos: Path | None
     timeout_s: float
 
-    def build(self, threads: int) -> LocalGrader:
+    def build(self, threads: int, cpus: float) -> LocalGrader:
+        ensure_repos(self.instances.values(), self.repos)
         return LocalGrader(self)
 
 

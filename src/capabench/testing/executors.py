@@ -14,7 +14,7 @@ class NapSpec:
     delay: float = 0.1
     broken: bool = False
 
-    def build(self, threads: int) -> NapWorker:
+    def build(self, threads: int, cpus: float) -> NapWorker:
         if self.broken:
             raise ModuleNotFoundError("No module named 'an_extra_this_host_lacks'")
         return NapWorker(self.delay)

@@ -54,6 +54,19 @@ def repo_dir(instance: Instance, repos: Path | None = None) -> Path:
     raise FileNotFoundError(f"no repository for {instance.repo}: {hint}")
 
 
+def ensure_repos(instances, repos: Path | None = None) -> None:
+    """On a host that hasn't built the bundled repositories yet (a Ray node), build them
+    when an instance needs one and `repos` doesn't have it."""
+    names = {lib.name for lib in LIBRARIES}
+    for instance in instances:
+        try:
+            repo_dir(instance, repos)
+        except FileNotFoundError:
+            if instance.repo.partition("/")[2] in names:
+                bundled_dataset()
+                return
+
+
 def build_bundled(root: Path) -> list[Instance]:
     """Make the repositories and the JSONL under `root` (atomically: a half-built dataset
     is never found), after checking every instance with the grader."""
