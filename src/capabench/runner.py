@@ -108,7 +108,9 @@ class Runner:
         failure = None
         try:
             stream = executor.map(
-                spec, [(s.id, cond, epoch) for s, cond, epoch in jobs], in_flight=c.concurrency
+                spec,
+                [(s.id, cond, epoch) for s, cond, epoch in jobs],
+                in_flight=sessions_in_flight(c.concurrency),
             )
             for outcome in stream:
                 self.nodes[outcome.node] += outcome.result is not None
@@ -138,6 +140,14 @@ class Runner:
             progress(result)
 
 
+def sessions_in_flight(calls: int) -> int:
+    """Sessions played at once for `calls` model calls in flight (--concurrency): a session
+    that is being judged, or between calls, holds no call slot, so a quarter more sessions
+    keep the endpoint's slots busy; each worker's client still opens at most its share of
+    `calls` (models.policy's per-endpoint limit)."""
+    return calls + max(1, calls // 4)
+
+
 @dataclass
 class SessionSpec:
     """The recipe for a session worker (a Player with its own judge pool), built once per
@@ -155,11 +165,16 @@ class SessionSpec:
         if self.player is not None:
             return SessionWorker(self.player, self.bench, own_pool=False)
         judges = max(2, math.ceil(cpus) + 1)  # its share of the host's cores, + 1
+        calls = self.config.concurrency
         config = replace(
             self.config,
             processes=1,
             concurrency=threads,
-            options=replace(self.config.options, concurrency=threads),
+            # its share of the calls: never more than --concurrency over all workers
+            options=replace(
+                self.config.options,
+                concurrency=max(1, threads * calls // sessions_in_flight(calls)),
+            ),
         )
         if self.isolation == "bwrap" and not bwrap_available()[0]:
             raise RuntimeError(

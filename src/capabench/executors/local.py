@@ -130,8 +130,11 @@ class LocalExecutor:
                 try:
                     batch = [done.get(timeout=1.0), *_drain(done)]
                 except queue.Empty:
-                    if not all(w.is_alive() for w in workers) and done.empty():
-                        codes = [w.exitcode for w in workers]
+                    # A worker that finished its share exits 0 while others still play; one
+                    # killed, or all gone with jobs unreported, is a fault.
+                    codes = [w.exitcode for w in workers]
+                    gone = all(c is not None for c in codes)
+                    if done.empty() and (gone or any(c not in (None, 0) for c in codes)):
                         raise RuntimeError(f"a worker process died (exit codes {codes})") from None
                     continue
                 pending -= len(batch)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -28,6 +29,8 @@ class NapWorker:
         time.sleep(self.delay)
         if job == "bug":
             raise KeyError("a bug in the harness")
+        if job == "die":
+            os._exit(9)  # the worker's process is killed
         return job
 
     def close(self) -> None:
