@@ -135,7 +135,7 @@ def test_the_executor_retries_lost_work_and_reports_bugs(cluster):
 
 def test_a_worker_that_cannot_start_names_its_node(cluster):
     executor = make_executor("ray", address=cluster.address)
-    with pytest.raises(WorkerStartError, match=r"Ray node \w+ could not start(.|\n)*an_extra"):
+    with pytest.raises(WorkerStartError, match=r"Ray node \w+ could not start: ModuleNotFoundError.*an_extra"):
         list(executor.map(NapSpec(broken=True), ["a", "b"], in_flight=2))
 
 

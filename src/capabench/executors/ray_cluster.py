@@ -160,8 +160,9 @@ class RayExecutor:
                 "(too few free CPUs on the cluster?)"
             ) from None
         for node, error in ready:
-            if error:
-                raise WorkerStartError(f"a worker on Ray node {node} could not start:\n{error}")
+            if error:  # the exception's own line says what is missing (an extra, bubblewrap)
+                why = error.strip().splitlines()[-1]
+                raise WorkerStartError(f"a worker on Ray node {node} could not start: {why}")
 
     def _dispatch(self, ray, spawn, actors, jobs, in_flight, threads) -> Iterator[Outcome]:
         """Chunks of jobs to actor threads, at most `in_flight` chunks playing (each plays
