@@ -261,7 +261,7 @@ model = ScriptedModel(lambda messages: '{"memory": [{"text": "The user wants sor
 trace = [SimpleNamespace(role="user", text="List the files in a folder."),
          SimpleNamespace(role="assistant", text="Should the result be sorted?"),
          SimpleNamespace(role="user", text="Yes: I always want sorted lists.")]
-env = SimpleNamespace(settings={"embedder": "hashing"}, need_model=lambda name: model,
+env = SimpleNamespace(settings={"embedder": "hashing"}, need_model=lambda name: model, memories=None,
                       history_of=lambda session: [SimpleNamespace(trace=trace)])
 method = Mem0(env)
 context = method.context(SimpleNamespace(cell=7, request="List the users in a group."))
@@ -327,3 +327,70 @@ def test_users_are_distinct_and_the_shuffled_control_carries_no_answer(built):
         assert len(context.sessions) == 5 and context.info["overlap"] == 0
         assert not any(slot.statement in context.text for slot in session.slots), session.id
         assert session.user_id not in context.info["users"]
+
+
+def _note_answers(messages):
+    prompt = messages[-1].content
+    if prompt.startswith("Generate a structured analysis"):
+        number = prompt.split("### Earlier session ")[1].split()[0]
+        return f'{{"keywords": ["k{number}"], "context": "session {number}", "tags": ["t"]}}'
+    return '{"links": [1], "updates": []}'
+
+
+def test_amem_memories_are_built_once_and_reused_by_a_later_run(built, tmp_path):
+    from capabench.history.memory_store import MemoryStore
+
+    bench, _ = built
+    session = _heldout(bench)[0]
+    store = MemoryStore(tmp_path / "memories")
+
+    def play(model):
+        env = HistoryEnv(bench, model, top_k=1, settings={"embedder": "hashing"}, memories=store)
+        return condition("amem")(env).context(session)
+
+    first_model = ScriptedModel(_note_answers)
+    first = play(first_model)
+    assert (
+        first.info["memory_reused"] is False
+        and first.info["build_calls"] == len(first_model.calls) > 0
+    )
+    again_model = ScriptedModel(_note_answers)
+    again = play(again_model)  # a later run: a new method, the same run directory
+    assert again_model.calls == []  # no model call to build the memory
+    assert again.info["memory_reused"] is True and again.text == first.text
+    assert {k: again.info[k] for k in ("build_calls", "build_tokens_in", "links", "retrieved")} == {
+        k: first.info[k] for k in ("build_calls", "build_tokens_in", "links", "retrieved")
+    }
+    other = ScriptedModel(_note_answers, name="another-model")
+    assert play(other).info["memory_reused"] is False and other.calls  # another model: its own
+
+
+def test_mem0_memories_are_built_once_and_reused_by_a_later_run(built, tmp_path):
+    pytest.importorskip("mem0")
+    from capabench.history.memory_store import MemoryStore
+
+    bench, _ = built
+    session = _heldout(bench)[0]
+    store = MemoryStore(tmp_path / "memories")
+    facts = iter(range(100))
+
+    def answer(messages):
+        fact = json.dumps(f"The user wants fact number {next(facts)}: {session.request}")
+        return f'{{"memory": [{{"text": {fact}}}]}}'
+
+    def play(model):
+        env = HistoryEnv(bench, model, settings={"embedder": "hashing"}, memories=store)
+        method = condition("mem0")(env)
+        try:
+            return method.context(session)
+        finally:
+            method.close()
+
+    first_model = ScriptedModel(answer)
+    first = play(first_model)
+    assert first.info["memory_reused"] is False and first.info["build_calls"] == 5
+    again_model = ScriptedModel(answer)
+    again = play(again_model)
+    assert again_model.calls == []  # no model call to build the memory
+    assert again.info["memory_reused"] is True and again.info["memories"] == first.info["memories"]
+    assert again.text == first.text

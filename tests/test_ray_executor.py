@@ -135,8 +135,23 @@ def test_the_executor_retries_lost_work_and_reports_bugs(cluster):
 
 def test_a_worker_that_cannot_start_names_its_node(cluster):
     executor = make_executor("ray", address=cluster.address)
-    with pytest.raises(WorkerStartError, match=r"Ray node \w+ could not start: ModuleNotFoundError.*an_extra"):
+    with pytest.raises(
+        WorkerStartError, match=r"Ray node \w+ could not start: ModuleNotFoundError.*an_extra"
+    ):
         list(executor.map(NapSpec(broken=True), ["a", "b"], in_flight=2))
+
+
+def test_work_that_needs_docker_goes_where_docker_is(cluster):
+    """E.g. the official harness's grades: a recipe naming a custom resource is played on the
+    node that offers it, and refused with the reason when none does."""
+    docker = cluster.add_node(num_cpus=1, resources={"docker": 1})
+    cluster.wait_for_nodes()
+    executor = make_executor("ray", address=cluster.address)
+    outcomes = list(executor.map(NapSpec(0.01, resources={"docker": 1}), ["a", "b"], in_flight=2))
+    assert {o.node for o in outcomes} == {docker.node_id}
+    with pytest.raises(WorkerStartError, match="no node of the Ray cluster offers tpu"):
+        list(executor.map(NapSpec(0.01, resources={"tpu": 1}), ["a"], in_flight=1))
+    cluster.remove_node(docker)
 
 
 def test_an_unreachable_cluster_is_one_clear_line(tmp_path):

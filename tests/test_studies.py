@@ -170,3 +170,28 @@ def test_study_command_prints_the_table_and_writes_csv(built, tmp_path):
     assert (tmp_path / "studies" / "learning-curve.png").read_bytes().startswith(b"\x89PNG")
     wrong = CliRunner().invoke(app, ["study", "tables", "--model", "baseline/oracle"])
     assert wrong.exit_code == 2 and "unknown study 'tables'" in wrong.output
+
+
+def test_memory_costs_are_per_user_beside_the_method():
+    from types import SimpleNamespace
+
+    from capabench.studies import memory_cost
+
+    def result(cell, **info):
+        return SimpleNamespace(cell=cell, history_info=info)
+
+    amem = [
+        result(1, build_calls=9, build_tokens_in=100, build_tokens_out=20, build_seconds=2.0),
+        result(1, build_calls=9, build_tokens_in=100, build_tokens_out=20, build_seconds=2.0),
+        result(2, build_calls=7, build_tokens_in=50, build_tokens_out=10, build_seconds=1.0,
+               memory_reused=True),
+    ]  # fmt: skip
+    assert memory_cost(amem) == {
+        "memory calls/user": 8.0,  # per user, not per session: cell 1 counts once
+        "memory tokens/user": 90.0,
+        "memory s/user": 1.5,
+        "memories reused": 1,
+    }
+    mem0 = [result(1, build_calls=5, build_seconds=3.0)]  # mem0: tokens not attributable
+    assert memory_cost(mem0)["memory tokens/user"] is None
+    assert set(memory_cost([result(1, gate="x")]).values()) == {None}

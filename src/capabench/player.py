@@ -12,6 +12,7 @@ from typing import Literal
 from capabench.benchmark import Benchmark
 from capabench.conventions import REGISTRY, Shape
 from capabench.history import HistoryContext, HistoryEnv, condition
+from capabench.history.memory_store import MemoryStore
 from capabench.judge.sandbox import SandboxPool
 from capabench.judge.spy import spy_tasks
 from capabench.models import ChatModel, InfraError, ModelOptions, is_local, is_policy, make_model
@@ -43,6 +44,7 @@ class RunConfig:
     processes: int = 1  # worker processes sharing the concurrency (past one interpreter's lock)
     executor: str = "local"  # where sessions are played: "local" or "ray" (capabench.executors)
     ray_address: str | None = None  # an existing Ray cluster; None starts a local instance
+    memory_dir: str | None = None  # where built memories are kept (the runner: the run's own)
 
 
 def select_sessions(bench: Benchmark, limit: int | None, split: str = "heldout") -> list[Session]:
@@ -102,7 +104,8 @@ class Player:
         self.matcher = make_matcher(config.user_matcher, model=self.user_model)
         self._shapes: dict[str, Shape] | None = None
         self._shapes_lock = threading.Lock()
-        env = HistoryEnv(bench, self.model, top_k=config.top_k)
+        memories = MemoryStore(config.memory_dir) if config.memory_dir else None
+        env = HistoryEnv(bench, self.model, top_k=config.top_k, memories=memories)
         self.history = {name: method(env) for name, method in methods.items()}
         self.prices = load_prices(config.prices)
 

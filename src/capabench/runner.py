@@ -45,6 +45,8 @@ class Runner:
         for name in config.conditions:
             condition(name)  # a typo fails before any model loads
         check_matcher(config.user_matcher, has_model=bool(config.user_model))
+        if config.memory_dir is None:  # built memories live with the run, for its reruns
+            config = replace(config, memory_dir=str(Path(run_dir) / "memories"))
         self.config = config
         self.bench = bench
         self.store = RunStore(run_dir)

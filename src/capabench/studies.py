@@ -93,9 +93,31 @@ def method_rows(runs: list[RunData], conditions: list[str]) -> list[dict]:
                         "model": run.model,
                         **_metrics(group),
                         "history tokens/session": round(tokens, 1),
+                        **memory_cost(group),
                     }
                 )
     return rows
+
+
+def memory_cost(results) -> dict:
+    """What building memory cost per user (a method's `build_*` history info, one per user):
+    model calls, tokens (where the method can count them) and seconds; and how many users'
+    memories a run reused instead of building. Empty figures for methods that build none."""
+    built = {r.cell: r.history_info for r in results if "build_calls" in r.history_info}
+    mean = lambda key: (  # noqa: E731
+        round(statistics.fmean(i[key] for i in built.values()), 2)
+        if built and all(key in i for i in built.values())
+        else None
+    )
+    tokens_in, tokens_out = mean("build_tokens_in"), mean("build_tokens_out")
+    return {
+        "memory calls/user": mean("build_calls"),
+        "memory tokens/user": None if tokens_in is None else tokens_in + (tokens_out or 0),
+        "memory s/user": mean("build_seconds"),
+        "memories reused": sum(bool(i.get("memory_reused")) for i in built.values())
+        if built
+        else None,
+    }
 
 
 def difficulty_table(data: StudyData) -> list[dict]:

@@ -128,21 +128,10 @@ class RayExecutor:
     def _map(self, spec, jobs, in_flight) -> Iterator[Outcome]:
         ray = _ray()
         started = self._connect()
-        remote = ray.remote(_Slot)
-        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-        slots = max(1, min(self.slots or cpus, in_flight, len(jobs)))
-        threads = math.ceil(in_flight / slots)
-        shared = ray.put(spec)  # one copy in the object store, not one per actor
-
-        def spawn():
-            return remote.options(
-                num_cpus=min(1, cpus / slots),
-                max_concurrency=threads,
-                scheduling_strategy="SPREAD",
-            ).remote(shared, threads)
-
-        actors = [spawn() for _ in range(slots)]
+        actors: list = []
         try:
+            spawn, slots, threads = self._spawner(ray, spec, in_flight, len(jobs))
+            actors += [spawn() for _ in range(slots)]
             self._check_started(ray, actors)
             yield from self._dispatch(ray, spawn, actors, jobs, in_flight, threads)
         finally:
@@ -150,6 +139,34 @@ class RayExecutor:
                 ray.kill(actor)
             if started:
                 ray.shutdown()
+
+    def _spawner(self, ray, spec, in_flight: int, jobs: int):
+        """How to start one actor, how many to start and the threads each plays with: one
+        actor per CPU of the cluster (or per unit of the custom resources the recipe names,
+        e.g. {"docker": 1}), no more than the jobs in flight."""
+        cluster = ray.cluster_resources()
+        cpus = int(cluster.get("CPU", 1)) or 1
+        resources = dict(getattr(spec, "resources", None) or {})
+        if missing := [r for r in resources if not cluster.get(r)]:
+            raise WorkerStartError(
+                f"no node of the Ray cluster offers {', '.join(missing)} "
+                f"(ray start --resources '{{\"{missing[0]}\": 1}}' on a node that has it)"
+            )
+        room = min((int(cluster[r] // n) for r, n in resources.items()), default=cpus)
+        slots = max(1, min(self.slots or cpus, room, in_flight, jobs))
+        threads = math.ceil(in_flight / slots)
+        shared = ray.put(spec)  # one copy in the object store, not one per actor
+        remote = ray.remote(_Slot)
+
+        def spawn():
+            return remote.options(
+                num_cpus=min(1, cpus / slots),
+                max_concurrency=threads,
+                scheduling_strategy="SPREAD",
+                resources=resources,
+            ).remote(shared, threads)
+
+        return spawn, slots, threads
 
     def _check_started(self, ray, actors) -> None:
         try:

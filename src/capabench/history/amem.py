@@ -11,13 +11,15 @@ similarity, together with the notes linked to them.
 Deviations from the paper: one note per resolved session (the paper writes one per
 interaction turn); the memory is built once per user, from the five resolved sessions in
 order; an LLM answer that is not the asked-for JSON leaves that step empty (counted in the
-result's history info) instead of being retried. The memory lives for the run; rebuilding it
-costs nothing once the model's answers are in the response cache.
+result's history info) instead of being retried. A built memory is saved in the run
+directory (history.memory_store) and reused by later runs: no model call, the notes'
+vectors recomputed by the embedder.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +32,7 @@ from capabench.history.base import (
     render_session,
 )
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
+from capabench.history.memory_store import memory_key
 from capabench.models.base import Message
 from capabench.records import Session
 
@@ -79,10 +82,38 @@ class Memory:
         self.model, self.embed, self.neighbours = model, embed, neighbours
         self.notes: list[Note] = []
         self.unparsed = 0
-        self.tokens_in = self.tokens_out = 0
+        self.calls = self.tokens_in = self.tokens_out = 0
+        self.seconds = 0.0
+        self.reused = False
+
+    def saved(self) -> dict:
+        """What reusing this memory needs (vectors are recomputed: no model call), and what
+        building it cost."""
+        notes = [
+            {**{k: v for k, v in vars(n).items() if k not in ("vector", "links")},
+             "links": sorted(n.links)}
+            for n in self.notes
+        ]  # fmt: skip
+        cost = {"calls": self.calls, "input_tokens": self.tokens_in}
+        cost |= {"output_tokens": self.tokens_out, "seconds": round(self.seconds, 3)}
+        return {"notes": notes, "unparsed": self.unparsed, "cost": cost}
+
+    @classmethod
+    def restored(cls, model, embed, saved: dict) -> Memory:
+        memory = cls(model, embed)
+        for item in saved["notes"]:
+            note = Note(**{**item, "links": set(item["links"])})
+            note.vector = memory._vector(note)
+            memory.notes.append(note)
+        cost = saved["cost"]
+        memory.unparsed, memory.calls = saved["unparsed"], cost["calls"]
+        memory.tokens_in, memory.tokens_out = cost["input_tokens"], cost["output_tokens"]
+        memory.seconds, memory.reused = cost["seconds"], True
+        return memory
 
     def _ask(self, prompt: str) -> dict | None:
         reply = self.model.complete([Message(role="user", content=prompt)], json_object=True)
+        self.calls += 1
         self.tokens_in += reply.input_tokens
         self.tokens_out += reply.output_tokens
         parsed = parse_json(reply.text)
@@ -150,11 +181,23 @@ class AMem:
     def memory(self, session: Session) -> Memory:
         with self.guard:
             lock = self.locks.setdefault(session.cell, threading.Lock())
-        with lock:  # each user's memory is built once, by one thread
+        with lock:  # each user's memory is built once, by one thread, and kept
             if session.cell not in self.memories:
-                memory = Memory(self.model, self.embed)
-                for number, earlier in enumerate(self.env.history_of(session), 1):
-                    memory.add(render_session(earlier, number), earlier.id)
+                history = self.env.history_of(session)
+                store = self.env.memories
+                settings = {"embedder": self.embed.name}
+                key = memory_key("amem", settings, self.model.name, history) if store else ""
+                saved = store.load("amem", key) if store else None
+                if saved is not None:
+                    memory = Memory.restored(self.model, self.embed, saved)
+                else:
+                    memory = Memory(self.model, self.embed)
+                    start = time.perf_counter()
+                    for number, earlier in enumerate(history, 1):
+                        memory.add(render_session(earlier, number), earlier.id)
+                    memory.seconds = time.perf_counter() - start
+                    if store:
+                        store.save("amem", key, memory.saved())
                 self.memories[session.cell] = memory
             return self.memories[session.cell]
 
@@ -174,8 +217,11 @@ class AMem:
             "retrieved": [memory.notes[i].session_id for i in chosen],
             "links": sum(len(n.links) for n in memory.notes) // 2,
             "unparsed_llm_answers": memory.unparsed,
+            "build_calls": memory.calls,
             "build_tokens_in": memory.tokens_in,
             "build_tokens_out": memory.tokens_out,
+            "build_seconds": round(memory.seconds, 3),
+            "memory_reused": memory.reused,
         }
         return HistoryContext(text, tuple(memory.notes[i].session_id for i in chosen), info=info)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from capabench.benchmark import Benchmark
+from capabench.history.memory_store import MemoryStore
 from capabench.records import Session
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ class HistoryEnv:
     model: ChatModel | None = None
     top_k: int = 2
     settings: dict[str, Any] = field(default_factory=dict)
+    memories: MemoryStore | None = None  # built memories saved and reused (the run directory's)
 
     def history_of(self, session: Session) -> list[Session]:
         """The user's own resolved sessions (the cell's history split), in order."""

@@ -6,18 +6,22 @@ through the same cache, retries and token counts as every other call. The vector
 an in-memory Qdrant, the history database in memory, telemetry off. Each user's resolved
 sessions are added to a memory of their own (mem0 extracts facts from each); for a new
 request the top memories by mem0's search are shown. Every result records the mem0 version,
-the algorithm, and the features that were inactive offline.
+the algorithm, and the features that were inactive offline. The extracted facts are saved in
+the run directory (history.memory_store) and reused by later runs, added back as they are
+(mem0's infer=False: no LLM call).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 import weakref
 from importlib import metadata
 
 from capabench.history.base import HistoryContext, HistoryEnv, register
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
+from capabench.history.memory_store import memory_key
 from capabench.models.errors import InfraError
 from capabench.models.serve import serve_model
 from capabench.records import Session
@@ -71,8 +75,10 @@ class Mem0:
         # collected, or at exit.
         self.server = serve_model(model, self.embed).__enter__()
         self._stop_server = weakref.finalize(self, self.server.__exit__, None, None, None)
+        self.model = model
         self.memories: dict[int, object] = {}
         self.added: dict[int, int] = {}
+        self.costs: dict[int, dict] = {}  # what building each user's memory cost
         self.locks: dict[int, threading.Lock] = {}
         self.guard = threading.Lock()
         self.info = {
@@ -130,18 +136,39 @@ class Mem0:
 
         with self.guard:
             lock = self.locks.setdefault(session.cell, threading.Lock())
-        with lock:  # one memory per user, built once
+        with lock:  # one memory per user, built once and kept
             if session.cell not in self.memories:
+                user = f"cell{session.cell}"
+                history = self.env.history_of(session)
+                store = self.env.memories
+                settings = {"embedder": self.embed.name}
+                key = memory_key("mem0", settings, self.model.name, history) if store else ""
+                saved = store.load("mem0", key) if store else None
                 memory = Memory.from_config(self._config(session.cell))
-                added = 0
-                for earlier in self.env.history_of(session):
-                    turns = [{"role": t.role, "content": t.text} for t in earlier.trace]
-                    try:
-                        found = memory.add(turns, user_id=f"cell{session.cell}")
-                    except Exception as exc:  # mem0 wraps the endpoint's failure in its own errors
-                        raise InfraError(f"mem0 could not add a session: {exc}") from None
-                    added += len(found.get("results", []))
+                try:
+                    if saved is not None:  # the extracted facts, stored as they are: no LLM call
+                        for fact in saved["memories"]:
+                            memory.add(fact, user_id=user, infer=False)
+                        cost = {**saved["cost"], "reused": True}
+                    else:
+                        start, calls = time.perf_counter(), 0
+                        for earlier in history:
+                            turns = [{"role": t.role, "content": t.text} for t in earlier.trace]
+                            memory.add(turns, user_id=user)
+                            calls += 1  # mem0 v3: one extraction call per add
+                        facts = [
+                            m["memory"]
+                            for m in memory.get_all(filters={"user_id": user}).get("results", [])
+                        ]
+                        seconds = round(time.perf_counter() - start, 3)
+                        cost = {"calls": calls, "seconds": seconds, "reused": False}
+                        if store:
+                            store.save("mem0", key, {"memories": facts, "cost": cost})
+                except Exception as exc:  # mem0 wraps the endpoint's failure in its own errors
+                    raise InfraError(f"mem0 could not add a session: {exc}") from None
+                added = len(memory.get_all(filters={"user_id": user}).get("results", []))
                 self.memories[session.cell], self.added[session.cell] = memory, added
+                self.costs[session.cell] = cost
             return self.memories[session.cell]
 
     def context(self, session: Session) -> HistoryContext:
@@ -150,7 +177,15 @@ class Mem0:
             session.request, filters={"user_id": f"cell{session.cell}"}, top_k=SHOWN
         )
         items = [r["memory"] for r in found.get("results", []) if r.get("memory")]
-        info = {**self.info, "memories": self.added[session.cell], "shown": len(items)}
+        cost = self.costs[session.cell]
+        info = {
+            **self.info,
+            "memories": self.added[session.cell],
+            "shown": len(items),
+            "build_calls": cost["calls"],
+            "build_seconds": cost["seconds"],
+            "memory_reused": cost["reused"],
+        }
         if not items:
             return HistoryContext(info=info)
         text = "What you remember about this user from earlier sessions:\n" + "\n".join(

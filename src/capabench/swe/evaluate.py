@@ -3,8 +3,9 @@ by the local grader or the official SWE-bench harness, each grade saved as it co
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -115,36 +116,87 @@ def evaluate(
         return grades
     if not todo:
         return grades
+    subs = [Submission(s.run_id, i, store.patch(s.run_id)) for s, i in todo]
+    spec = HarnessGradeSpec(
+        options=replace(harness or HarnessOptions(), log=print),  # a console doesn't travel
+        repos=repos,
+        local=local,
+        timeout_s=timeout_s or 1800.0,
+    )
+    if executor is None or executor.name == "local":
+        grade_all_with_harness(subs, store.root / "swebench", spec, harness, save)
+        return grades
+    # On a cluster: one job, on a node that declares a `docker` resource (ray start
+    # --resources '{"docker": 1}'); the grades come back here (its logs stay there).
+    for outcome in executor.map(spec, [tuple(subs)], in_flight=1):
+        if outcome.error or outcome.lost:
+            raise outcome.exception or RuntimeError(outcome.error or outcome.lost)
+        for run_id, grade in outcome.result.items():
+            save(run_id, grade)
+    return grades
+
+
+@dataclass
+class HarnessGradeSpec:
+    """Where the official harness grades: a host with a Docker engine."""
+
+    options: HarnessOptions
+    repos: Path | None
+    local: bool
+    timeout_s: float
+    resources: dict = field(default_factory=lambda: {"docker": 1})  # Ray places it by this
+
+    def build(self, threads: int, cpus: float) -> HarnessGrader:
+        return HarnessGrader(self)
+
+
+@dataclass
+class HarnessGrader:
+    spec: HarnessGradeSpec
+
+    def play(self, subs: tuple[Submission, ...]) -> dict[str, Grade]:
+        grades: dict[str, Grade] = {}
+        workdir = Path(tempfile.mkdtemp(prefix="capabench-swebench-"))
+        grade_all_with_harness(
+            list(subs), workdir, self.spec, None, lambda r, g: grades.__setitem__(r, g)
+        )
+        return grades
+
+    def close(self) -> None:
+        pass
+
+
+def grade_all_with_harness(subs, workdir: Path, spec: HarnessGradeSpec, given, save) -> None:
+    """Grade submissions with the official harness in `workdir` (on this host's Docker),
+    building the images from local repositories when no harness dataset is given."""
     if problem := harness_problem():
         raise HarnessUnavailable(
             f"{problem}. The official harness grades inside Docker; grade with the local grader "
             "instead (--grader local, with clones of the repositories under --repos DIR), or "
             "run evaluate on a machine with a Docker engine."
         )
-    options = harness or HarnessOptions()
-    workdir = store.root / "swebench"
+    options = given or spec.options
     dataset = options.dataset
     if dataset is None:  # local repositories: capabench builds the images itself
         dataset = DEFAULT_DATASET
-        if local:
-            used = list({i.instance_id: i for _, i in todo}.values())
+        if spec.local:
+            ensure_repos([s.instance for s in subs], spec.repos)
+            used = list({s.instance.instance_id: s.instance for s in subs}.values())
             dataset = str(
                 prepare(
                     used,
-                    lambda i: repo_dir(i, repos),
+                    lambda i: repo_dir(i, spec.repos),
                     workdir / "dataset.json",
                     base_image=options.base_image,
                     log=options.log,
                 )
             )
-    subs = [Submission(s.run_id, i, store.patch(s.run_id)) for s, i in todo]
     grade_with_harness(
         subs,
         workdir,
         dataset=dataset,
         split=options.split,
-        timeout_s=timeout_s or 1800.0,
+        timeout_s=spec.timeout_s,
         max_workers=options.max_workers,
         progress=save,
     )
-    return grades

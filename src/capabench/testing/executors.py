@@ -14,6 +14,7 @@ class NapSpec:
 
     delay: float = 0.1
     broken: bool = False
+    resources: dict | None = None  # custom resources its host must offer (Ray)
 
     def build(self, threads: int, cpus: float) -> NapWorker:
         if self.broken:

@@ -1,0 +1,55 @@
+"""Built memories kept on disk, so later runs and studies in the same run directory reuse
+them instead of building them again (no model call): one JSON file per user's memory under
+`<run dir>/memories/<method>/`, named by a hash of the method, its settings, the model and
+the user's history (its sessions' content), so any change to those builds a new one. Each
+file also keeps what building it cost: model calls, tokens, seconds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from capabench.records import Session
+
+
+def memory_key(method: str, settings: dict, model: str, history: Sequence[Session]) -> str:
+    content = [s.model_dump(mode="json", include={"id", "request", "trace"}) for s in history]
+    blob = json.dumps(
+        {"method": method, "settings": settings, "model": model, "history": content},
+        sort_keys=True,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+class MemoryStore:
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def path(self, method: str, key: str) -> Path:
+        return self.root / method / f"{key}.json"
+
+    def load(self, method: str, key: str) -> dict[str, Any] | None:
+        """A saved memory, or None (never saved, or unreadable: built again)."""
+        try:
+            return json.loads(self.path(method, key).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def save(self, method: str, key: str, payload: dict[str, Any]) -> None:
+        """Atomically (a reader never sees half a memory); concurrent writers of one key
+        write the same content."""
+        target = self.path(method, key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(payload, f, indent=1)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
