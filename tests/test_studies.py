@@ -82,6 +82,13 @@ def test_learning_curve_rises_with_the_history_the_user_gave(built, pool, tmp_pa
     assert rows[-1]["FT-ES"] == same["FT-ES same-user"] and rows[-1]["ES"] == same["ES same-user"]
     png = STUDIES["learning-curve"].plots(tables)["learning-curve.png"]
     assert png.startswith(b"\x89PNG")
+    # The report of those runs carries the curve too: its CSV and the plot in the page.
+    from capabench.report.render import write_report
+
+    files = write_report(data.runs, tmp_path / "report")
+    assert "learning-curve.png" in files and "learning-curve.csv" in files
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert 'alt="learning-curve.png"' in page
 
 
 def test_the_difficulty_partition_is_saved_once_and_reused(built, pool, tmp_path):

@@ -100,13 +100,14 @@ class Runner:
 
     def run(self, progress: Callable[[SessionRun], None] | None = None) -> list[SessionRun]:
         """Play every pending job; returns all results of the run directory, old and new."""
-        self.store.open(self.manifest())
+        manifest = self.manifest()
+        self.store.open(manifest)
         results = {r.key: r for r in self.store.results()}
         jobs = self.jobs(self.store.done(results.values()))
         sessions = {s.id: s for s in self.bench.sessions}
         c = self.config
         executor = make_executor(c.executor, processes=c.processes, address=c.ray_address)
-        spec = SessionSpec(c, self.bench, self.manifest()["judge_isolation"], self.player)
+        spec = SessionSpec(c, self.bench, manifest["judge_isolation"], self.player)
         failure = None
         try:
             stream = executor.map(

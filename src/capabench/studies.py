@@ -10,15 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import numpy as np
-
 from capabench.blank_control import play_blank_control
-from capabench.history.raw import HISTORY_SIZES
 from capabench.metrics import difficulty_of, summarize
-from capabench.metrics.core import bootstrap_interval, per_session
 from capabench.models.spec import is_policy
 from capabench.records import TURN_BUDGET, BlankRun
 from capabench.report.collect import RunData, load_runs
+from capabench.report.curve import CURVE, learning_curve_rows
 from capabench.report.tables import (
     comparison_rows,
     main_table_rows,
@@ -191,43 +188,6 @@ def blank_table(data: StudyData) -> list[dict]:
                 "infra errors": len(results) - len(done),
             }
         )
-    return rows
-
-
-CURVE = tuple(f"same-user-k{k}" for k in HISTORY_SIZES)
-
-
-def learning_curve_rows(runs: list[RunData]) -> list[dict]:
-    """A row per model and k: ES, FT-ES and asks per session with the first k resolved
-    sessions as history, with 95% intervals (Wilson for ES and FT-ES, the bootstrap of
-    cells for asks, as for TTC)."""
-    rows = []
-    for run in runs:
-        for k, cond in zip(HISTORY_SIZES, CURVE, strict=True):
-            group = run.by_condition().get(cond, [])
-            s = summarize(group)
-            if not s.n:
-                continue
-            sessions = per_session(group)
-            asks = [x.asks for x in sessions]
-            cells = [x.cell for x in sessions]
-            low, high = bootstrap_interval(np.array(asks, float), np.array(cells), "cell", 2000, 0)
-            rows.append(
-                {
-                    "model": run.model,
-                    "k": k,
-                    "n": s.n,
-                    "ES": pct(s.es),
-                    "ES 95% low": pct(s.ci["es"][0]),
-                    "ES 95% high": pct(s.ci["es"][1]),
-                    "FT-ES": pct(s.ft_es),
-                    "FT-ES 95% low": pct(s.ci["ft_es"][0]),
-                    "FT-ES 95% high": pct(s.ci["ft_es"][1]),
-                    "asks/session": round(s.questions_per_session, 3),
-                    "asks/session 95% low": round(low, 3),
-                    "asks/session 95% high": round(high, 3),
-                }
-            )
     return rows
 
 

@@ -4,13 +4,13 @@ executors never write results, so every executor resumes, deduplicates and commi
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 
 class Worker(Protocol):
-    def play(self, job: Hashable) -> Any:
+    def play(self, job: Any) -> Any:
         """One job's result (picklable: it may travel between processes or machines)."""
         ...
 
@@ -33,7 +33,7 @@ class Outcome:
     """One job's end: its result, or the traceback of a harness bug (`error`), or why the
     infrastructure lost it past the retry bound (`lost`: a worker or node kept dying)."""
 
-    job: Hashable
+    job: Any
     result: Any = None
     error: str = ""
     lost: str = ""
@@ -56,9 +56,7 @@ class ClusterUnavailable(ExecutorError):
 class Executor(Protocol):
     name: str
 
-    def map(
-        self, spec: WorkerSpec, jobs: Sequence[Hashable], *, in_flight: int
-    ) -> Iterator[Outcome]:
+    def map(self, spec: WorkerSpec, jobs: Sequence[Any], *, in_flight: int) -> Iterator[Outcome]:
         """Play every job, at most `in_flight` at once (a global bound: e.g. the calls one
         API endpoint may have open), yielding outcomes as they finish, in any order. After a
         harness bug the executor starts nothing new, yields what was in flight, then the

@@ -10,8 +10,9 @@ import os
 import queue
 import signal
 import traceback
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from capabench.executors.base import Outcome, WorkerSpec, WorkerStartError
 
@@ -39,9 +40,7 @@ class LocalExecutor:
             raise ValueError("processes must be at least 1")
         self.processes = processes
 
-    def map(
-        self, spec: WorkerSpec, jobs: Sequence[Hashable], *, in_flight: int
-    ) -> Iterator[Outcome]:
+    def map(self, spec: WorkerSpec, jobs: Sequence[Any], *, in_flight: int) -> Iterator[Outcome]:
         if not jobs:
             return iter(())
         if self.processes == 1:
@@ -53,7 +52,7 @@ class LocalExecutor:
             worker = spec.build(in_flight, float(os.cpu_count() or 1))
         except Exception as exc:
             raise WorkerStartError(f"could not start a worker here: {exc}") from exc
-        finished: queue.SimpleQueue[tuple[Hashable, Future]] = queue.SimpleQueue()
+        finished: queue.SimpleQueue[tuple[Any, Future]] = queue.SimpleQueue()
         ex = ThreadPoolExecutor(in_flight)
         try:
             for job in jobs:

@@ -12,7 +12,8 @@ import socket
 import time
 import traceback
 from collections import deque
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from capabench.executors.base import ClusterUnavailable, Outcome, WorkerSpec, WorkerStartError
 
@@ -100,9 +101,7 @@ class RayExecutor:
         self.slots = slots  # actors; default one per CPU of the cluster
         self.attempts = attempts
 
-    def map(
-        self, spec: WorkerSpec, jobs: Sequence[Hashable], *, in_flight: int
-    ) -> Iterator[Outcome]:
+    def map(self, spec: WorkerSpec, jobs: Sequence[Any], *, in_flight: int) -> Iterator[Outcome]:
         if not jobs:
             return iter(())
         return self._map(spec, list(jobs), max(1, in_flight))

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from capabench.report.collect import RunData
+from capabench.report.curve import learning_curve_rows
 from capabench.report.tables import (
     comparison_rows,
     condition_rows,
@@ -243,6 +244,10 @@ def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> di
         images["by-mechanism.png"] = _plot_png(
             tables["mechanisms"], "mechanism", "By mechanism (same-user, multi-label)"
         )
+    if curve := learning_curve_rows(runs):  # runs of the learning-curve study
+        write_csv(out / "learning-curve.csv", curve)
+        files["learning-curve.csv"] = out / "learning-curve.csv"
+        images["learning-curve.png"] = learning_curve_png(curve)
     for name, data in images.items():
         (out / name).write_bytes(data)
         files[name] = out / name
