@@ -35,8 +35,15 @@ def report_cmd(
             "--intervals", help="resampling unit of the intervals: cell (users, default) or session"
         ),
     ] = "cell",
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare", help="two runs side by side: outcome pairs per session, paired tests"
+        ),
+    ] = False,
 ) -> None:
-    """The paper's Table 1 for every model in the runs, all conditions, and report files."""
+    """The paper's Table 1 for every model in the runs, all conditions, and report files
+    (report.html with a session viewer)."""
     from capabench.report import load_runs
     from capabench.report.render import write_report
     from capabench.store import RunDirError
@@ -47,13 +54,21 @@ def report_cmd(
         raise fail(str(exc)) from None
     if intervals not in ("cell", "session"):
         raise fail(f"--intervals must be 'cell' or 'session', not {intervals!r}")
+    if compare and len(runs) != 2:
+        raise fail(f"--compare reads two run directories, not {len(runs)}")
     print_run_tables(runs, intervals)
     try:
-        files = write_report(runs, out, cluster=intervals)
+        files = write_report(runs, out, cluster=intervals, compare=compare)
     except OSError as exc:
         raise fail(
             f"cannot write the report to {out}: {exc.strerror or exc}; choose another --out"
         ) from None
+    if compare:
+        from capabench.report.compare import compare_rows
+
+        rows, differ = compare_rows(*runs)
+        print_rows("Side by side", rows, {k: k for k in rows[0]} if rows else {})
+        Console().print(f"{len(differ)} sessions solved by one run only: compare_sessions.csv")
     Console().print(f"wrote {', '.join(sorted(files))} to {out}")
 
 

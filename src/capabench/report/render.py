@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from capabench.report.collect import RunData
+from capabench.report.compare import compare_rows
 from capabench.report.curve import learning_curve_rows
 from capabench.report.tables import (
     comparison_rows,
@@ -21,6 +22,7 @@ from capabench.report.tables import (
     pass_k_rows,
     profile_rows,
 )
+from capabench.report.viewer import viewer_html
 
 HEADERS = {  # written even when empty
     "pass_k": [
@@ -211,7 +213,11 @@ th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f3f3
 img{max-width:100%}h2{margin-top:2em}.note{color:#666;font-size:13px}"""
 
 
-def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> dict[str, Path]:
+def write_report(
+    runs: list[RunData], out: Path, *, cluster: str = "cell", compare: bool = False
+) -> dict[str, Path]:
+    """CSV, JSON, PNG and one self-contained HTML page (with the session viewer); with
+    `compare`, two runs side by side on their common sessions."""
     out.mkdir(parents=True, exist_ok=True)
     named = methods(cluster)
     tables = {
@@ -223,6 +229,10 @@ def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> di
         "difficulty": difficulty_rows(runs),
         "pass_k": pass_k_rows(runs),
     }
+    if compare:
+        if len(runs) != 2:
+            raise ValueError(f"--compare reads two runs, not {len(runs)}")
+        tables["compare"], tables["compare_sessions"] = compare_rows(*runs)
     files: dict[str, Path] = {}
     for name, rows in tables.items():
         write_csv(out / f"{name}.csv", rows, HEADERS.get(name))
@@ -255,6 +265,15 @@ def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> di
         f'<h2>{html.escape(name[:-4].replace("-", " "))}</h2><img alt="{html.escape(name)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
         for name, data in images.items()
     )
+    side_by_side = (
+        f"<h2>Side by side: {html.escape(runs[0].model)} vs {html.escape(runs[1].model)}</h2>"
+        '<p class="note">Per condition, the sessions both runs completed: how their outcomes pair up, '
+        "and the paired tests (Holm over the table). Below: the sessions solved by one run only "
+        '(open both dialogues in the session viewer with its "solved by one run only" filter).</p>'
+        f"{_html_table(tables['compare'])}{_html_table(tables['compare_sessions'])}"
+        if compare
+        else ""
+    )
     page = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>capabench report</title>
 <style>{_STYLE}</style></head><body><h1>capabench report</h1>
 <p class="note">Runs: {html.escape(", ".join(f"{r.model} ({r.path.name})" for r in runs))}. ES and FT-ES in %, TTC in turns (unsolved = 8).</p>
@@ -266,7 +285,7 @@ def write_report(runs: list[RunData], out: Path, *, cluster: str = "cell") -> di
 <h2>Per profile</h2>{_html_table(tables["profiles"])}
 <h2>Reliability across epochs: pass^k and the spread of TTC</h2>
 <p class="note">pass^k: the chance that k epochs of a session all succeed (%); TTC SD and range: across a session's epochs (turns), averaged over sessions; –: not measured (fewer epochs; <code>capabench run --epochs N</code>). See Methods.</p>{_html_table(_reliability_rows(tables["pass_k"]))}
-{figures}<h2>Methods</h2><dl class="note">{"".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in named.items())}</dl></body></html>
+{side_by_side}{figures}{viewer_html(runs)}<h2>Methods</h2><dl class="note">{"".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in named.items())}</dl></body></html>
 """
     (out / "report.html").write_text(page, encoding="utf-8")
     files["report.html"] = out / "report.html"
