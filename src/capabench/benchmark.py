@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capabench.paths import cache_dir, file_in_the_way
-from capabench.records import Cell, Manifest, Session, User
+from capabench.records import Cell, Manifest, Session, Task, User
 
 # The module whose imports, followed to the end, are everything that shapes a built benchmark.
 BUILD_ENTRY = "capabench.build.builder"
@@ -26,6 +26,15 @@ class Benchmark:
     cells: list[Cell]
     users: list[User]
     sessions: list[Session]
+    tasks: list[Task] | None = None  # a custom pool (tasks.jsonl); None: HumanEval
+
+    def task_pool(self) -> list[Task]:
+        """The tasks its sessions come from (what the reference policies spy on)."""
+        if self.tasks is not None:
+            return self.tasks
+        from capabench.tasks import load_humaneval
+
+        return load_humaneval()
 
     def session(self, session_id: str) -> Session:
         for s in self.sessions:
@@ -35,6 +44,7 @@ class Benchmark:
 
 
 FILES = ("cells.jsonl", "users.jsonl", "sessions-history.jsonl", "sessions-heldout.jsonl")
+TASKS_FILE = "tasks.jsonl"  # only a benchmark over a custom task pool has one
 
 
 class BenchmarkDirError(ValueError):
@@ -59,7 +69,7 @@ def check_out_dir(out: str | Path) -> None:
     present = {p.name for p in out.iterdir()}
     if not present:
         return
-    ours = set(FILES) | {"manifest.json"}
+    ours = set(FILES) | {"manifest.json", TASKS_FILE}
     if "manifest.json" not in present:
         raise BenchmarkDirError(
             f"{out} is not empty and not a benchmark directory ({len(present)} entries, e.g. "
@@ -84,6 +94,8 @@ def write_benchmark(bench: Benchmark, out: str | Path) -> Manifest:
         "sessions-history.jsonl": _jsonl(s for s in bench.sessions if s.split == "history"),
         "sessions-heldout.jsonl": _jsonl(s for s in bench.sessions if s.split == "heldout"),
     }
+    if bench.tasks is not None:
+        blobs[TASKS_FILE] = _jsonl(bench.tasks)
     hashes = {name: hashlib.sha256(data).hexdigest() for name, data in blobs.items()}
     content = hashlib.sha256(
         "".join(f"{n}:{h}\n" for n, h in sorted(hashes.items())).encode()
@@ -123,7 +135,7 @@ def load_benchmark(path: str | Path, *, verify: bool = True) -> Benchmark:
             f"{path / 'manifest.json'} is not a benchmark manifest ({str(exc).splitlines()[0]})"
         ) from None
     if verify:
-        for name in FILES:
+        for name in (*FILES, *([TASKS_FILE] if TASKS_FILE in manifest.files else [])):
             if not (path / name).is_file():
                 raise BenchmarkDirError(f"{path / name} is missing; rebuild the benchmark")
             digest = hashlib.sha256((path / name).read_bytes()).hexdigest()
@@ -141,7 +153,10 @@ def load_benchmark(path: str | Path, *, verify: bool = True) -> Benchmark:
 
     sessions = rows("sessions-history.jsonl", Session) + rows("sessions-heldout.jsonl", Session)
     sessions.sort(key=lambda s: (s.cell, s.index))
-    return Benchmark(manifest, rows("cells.jsonl", Cell), rows("users.jsonl", User), sessions)
+    tasks = rows(TASKS_FILE, Task) if TASKS_FILE in manifest.files else None
+    return Benchmark(
+        manifest, rows("cells.jsonl", Cell), rows("users.jsonl", User), sessions, tasks
+    )
 
 
 def build_sources(root: Path | None = None) -> list[Path]:

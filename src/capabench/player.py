@@ -23,7 +23,6 @@ from capabench.simulate.intent import DEFAULT_MATCHER, make_matcher
 from capabench.simulate.loop import SessionResult
 from capabench.simulate.policies import PolicyInput, policy
 from capabench.simulate.prompt import system_prompt
-from capabench.tasks import load_humaneval
 
 
 @dataclass
@@ -113,7 +112,7 @@ class Player:
         """What the reference policies read off each task (spied once, on first use)."""
         with self._shapes_lock:
             if self._shapes is None:
-                self._shapes, _ = spy_tasks(load_humaneval(), self.pool)
+                self._shapes, _ = spy_tasks(self.bench.task_pool(), self.pool)
             return self._shapes
 
     def play(self, session: Session, cond: str, epoch: int) -> SessionRun:

@@ -236,6 +236,13 @@ class Manifest(Record):
     excluded_tasks: dict[str, str] = Field(description="task id -> why it can't carry conventions")
     files: dict[str, str] = Field(description="file name -> sha256")
     content_hash: str
+    tasks: str = Field(
+        default="humaneval", description="the task pool: humaneval, or custom (tasks.jsonl)"
+    )
+    design: dict[str, Any] = Field(
+        default_factory=dict,
+        description="profiles, cells per pair, history, held-out (empty: the paper's)",
+    )
 
 
 class Played(Record):

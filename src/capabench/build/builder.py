@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import capabench
 from capabench.benchmark import Benchmark
 from capabench.build.consistency import inconsistencies
-from capabench.build.design import HISTORY_PER_CELL, SESSIONS_PER_CELL, design
+from capabench.build.design import DEFAULT_DESIGN, Design, design
 from capabench.build.dialogue import STRATEGIES, resolve
 from capabench.build.request import choose_cues, leaks, render_request, rewrite_request, signature
 from capabench.build.session import NotApplicable, make_hidden, violations
@@ -26,7 +26,7 @@ from capabench.judge.sandbox import SandboxPool, default_pool
 from capabench.judge.spy import spy_tasks
 from capabench.models import ChatModel
 from capabench.profiles import PROFILES_BY_ID
-from capabench.records import Cell, Manifest, Mechanism, Session, Slot, User
+from capabench.records import Cell, Manifest, Mechanism, Session, Slot, Task, User
 from capabench.tasks import load_humaneval
 
 Progress = Callable[[str], None]
@@ -52,7 +52,14 @@ class Models:
 
 
 def _with_request(
-    cell: int, index: int, user: User, shape: Shape, seed: int, pool: SandboxPool, models: Models
+    cell: int,
+    index: int,
+    user: User,
+    shape: Shape,
+    seed: int,
+    pool: SandboxPool,
+    models: Models,
+    history: int,
 ) -> Session:
     choices = {slot.family: slot.alternative for slot in user.slots}
     session_id = f"cell{cell:02d}-{index}"
@@ -71,7 +78,7 @@ def _with_request(
         profile_id=user.profile.id,
         cell=cell,
         index=index,
-        split="history" if index < HISTORY_PER_CELL else "heldout",
+        split="history" if index < history else "heldout",
         task_id=task.id,
         base_entry_point=task.entry_point,
         entry_point=hidden.entry_point,
@@ -115,8 +122,9 @@ def build_cell(
     pool: SandboxPool,
     models: Models | None = None,
     rank: int = 0,
+    plan: Design = DEFAULT_DESIGN,
 ) -> tuple[Cell, User, list[Session], int]:
-    """One cell's user and ten sessions. `rank`: the cell's place among the cells of the same
+    """One cell's user and its sessions (the paper's: ten). `rank`: the cell's place among the cells of the same
     mechanism pair; cells that settle on the same two families take different combinations of
     alternatives by it, so no two users of a benchmark hold the same conventions."""
     models = models or Models()
@@ -142,13 +150,13 @@ def build_cell(
         user = User(id=f"user{cell:02d}", profile=profile, mechanisms=pair, slots=slots)
         candidates = sorted(t for t, s in shapes.items() if fa.applies(s) and fb.applies(s))
         rng.shuffle(candidates)
-        if len(candidates) < SESSIONS_PER_CELL:
+        if len(candidates) < plan.sessions_per_cell:
             continue
         sessions: list[Session] = []
         for task_id in candidates:
             try:
                 draft = _with_request(
-                    cell, len(sessions), user, shapes[task_id], seed, pool, models
+                    cell, len(sessions), user, shapes[task_id], seed, pool, models, plan.history
                 )
             except NotApplicable:
                 rejected += 1
@@ -159,9 +167,9 @@ def build_cell(
                 rejected += 1
                 continue
             sessions.append(draft)
-            if len(sessions) == SESSIONS_PER_CELL:
+            if len(sessions) == plan.sessions_per_cell:
                 break
-        if len(sessions) < SESSIONS_PER_CELL:
+        if len(sessions) < plan.sessions_per_cell:
             continue
         resolved: list[Session] = []
         for session in sessions:
@@ -179,7 +187,9 @@ def build_cell(
         )
         return record, user, resolved, rejected
     raise BuildError(
-        f"cell {cell} ({profile_id}, {pair[0].value} + {pair[1].value}): no convention pair has {SESSIONS_PER_CELL} valid tasks"
+        f"cell {cell} ({profile_id}, {pair[0].value} + {pair[1].value}): no pair of its "
+        f"mechanisms' conventions fits {plan.sessions_per_cell} of the pool's {len(shapes)} "
+        "usable tasks; a larger task pool, or fewer --history/--heldout sessions per user"
     )
 
 
@@ -189,13 +199,25 @@ def build(
     pool: SandboxPool | None = None,
     progress: Progress | None = None,
     models: Models | None = None,
+    tasks: list[Task] | None = None,
+    plan: Design = DEFAULT_DESIGN,
 ) -> Benchmark:
+    """The benchmark of a seed: over HumanEval in the paper's design, or over `tasks` (a
+    custom pool, kept in the benchmark) in `plan`'s."""
+    if problems := plan.problems():
+        raise BuildError("; ".join(problems))
     models = models or Models()
     pool = pool or default_pool()
     note = progress or (lambda _msg: None)
-    shapes, excluded = spy_tasks(load_humaneval(), pool)
+    shapes, excluded = spy_tasks(tasks or load_humaneval(), pool)
     note(f"spied {len(shapes)} tasks ({len(excluded)} left out)")
-    layout = design(seed)
+    if len(shapes) < plan.sessions_per_cell:
+        raise BuildError(
+            f"the task pool has {len(shapes)} tasks that can carry conventions ({len(excluded)} "
+            f"left out); each user needs {plan.sessions_per_cell} distinct ones "
+            f"({plan.history} history + {plan.heldout} held-out)"
+        )
+    layout = design(seed, plan)
 
     ranks = [
         sum(layout[c][1] == layout[cell][1] for c in range(cell)) for cell in range(len(layout))
@@ -203,7 +225,7 @@ def build(
 
     def one(cell: int):
         profile_id, pair = layout[cell]
-        out = build_cell(cell, profile_id, pair, shapes, seed, pool, models, ranks[cell])
+        out = build_cell(cell, profile_id, pair, shapes, seed, pool, models, ranks[cell], plan)
         note(f"cell {cell}")
         return out
 
@@ -230,5 +252,7 @@ def build(
         excluded_tasks=excluded,
         files={},
         content_hash="",
+        tasks="humaneval" if tasks is None else "custom",
+        design=plan.record(),
     )
-    return Benchmark(manifest, cells, users, sessions)
+    return Benchmark(manifest, cells, users, sessions, tasks)

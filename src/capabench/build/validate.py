@@ -9,13 +9,11 @@ from dataclasses import dataclass, field
 
 from capabench.benchmark import Benchmark
 from capabench.build.consistency import inconsistencies
-from capabench.build.design import CELLS, HISTORY_PER_CELL, SESSIONS_PER_CELL, mechanism_pairs
+from capabench.build.design import Design, mechanism_pairs
 from capabench.build.request import leaks
 from capabench.build.session import violations
 from capabench.judge.sandbox import SandboxPool, default_pool
 from capabench.judge.spy import spy_tasks
-from capabench.profiles import PROFILES
-from capabench.tasks import load_humaneval
 
 
 @dataclass
@@ -33,18 +31,20 @@ class Report:
 
 
 def balance_problems(bench: Benchmark) -> list[str]:
+    plan = Design.of(bench.manifest.design)  # the design it was built in (the paper's if none)
+    cells = plan.cells
     found = []
-    if len(bench.cells) != CELLS:
-        found.append(f"{len(bench.cells)} cells, expected {CELLS}")
+    if len(bench.cells) != cells:
+        found.append(f"{len(bench.cells)} cells, expected {cells}")
     per_profile = Counter(c.profile_id for c in bench.cells)
-    for profile in PROFILES:
-        if per_profile[profile.id] != CELLS // len(PROFILES):
+    for profile in plan.profiles:
+        if per_profile[profile] != cells // len(plan.profiles):
             found.append(
-                f"profile {profile.id} is in {per_profile[profile.id]} cells, expected {CELLS // len(PROFILES)}"
+                f"profile {profile} is in {per_profile[profile]} cells, expected {cells // len(plan.profiles)}"
             )
     per_pair = Counter(frozenset(c.mechanisms) for c in bench.cells)
     for pair in mechanism_pairs():
-        if per_pair[frozenset(pair)] != CELLS // len(mechanism_pairs()):
+        if per_pair[frozenset(pair)] != plan.cells_per_pair:
             found.append(
                 f"pair {pair[0].value} + {pair[1].value} is in {per_pair[frozenset(pair)]} cells"
             )
@@ -53,9 +53,9 @@ def balance_problems(bench: Benchmark) -> list[str]:
         by_cell[s.cell].append(s)
     for cell in bench.cells:
         sessions = sorted(by_cell[cell.index], key=lambda s: s.index)
-        if [s.index for s in sessions] != list(range(SESSIONS_PER_CELL)):
+        if [s.index for s in sessions] != list(range(plan.sessions_per_cell)):
             found.append(f"cell {cell.index}: sessions {[s.index for s in sessions]}")
-        if any((s.split == "history") != (s.index < HISTORY_PER_CELL) for s in sessions):
+        if any((s.split == "history") != (s.index < plan.history) for s in sessions):
             found.append(f"cell {cell.index}: history/held-out split is off")
         if len({s.task_id for s in sessions}) != len(sessions):
             found.append(f"cell {cell.index}: a task repeats within the cell")
@@ -79,7 +79,7 @@ def validate(
 ) -> Report:
     pool = pool or default_pool()
     report = Report(problems=balance_problems(bench) + user_problems(bench))
-    shapes, _ = spy_tasks(load_humaneval(), pool)
+    shapes, _ = spy_tasks(bench.task_pool(), pool)
     by_id = {s.id: s for s in bench.sessions}
 
     def check(session):

@@ -25,8 +25,26 @@ def build_cmd(
     generator_model: ModelOption = None,
     assistant_model: ModelOption = None,
     user_model: ModelOption = None,
+    tasks: Annotated[
+        str, typer.Option("--tasks", help="humaneval, or a JSONL file of your own tasks")
+    ] = "humaneval",
+    profiles: Annotated[
+        str | None,
+        typer.Option("--profiles", help="comma-separated profile ids (default: all ten)"),
+    ] = None,
+    cells_per_pair: Annotated[
+        int, typer.Option("--cells-per-pair", min=1, help="users per mechanism pair")
+    ] = 4,
+    history: Annotated[
+        int, typer.Option("--history", min=1, help="resolved history sessions per user")
+    ] = 5,
+    heldout: Annotated[
+        int, typer.Option("--heldout", min=1, help="held-out sessions per user")
+    ] = 5,
 ) -> None:
-    """Build the CAPA benchmark (600 sessions, 60 cells) and write it to --out.
+    """Build the CAPA benchmark (the paper's: 600 sessions, 60 cells over HumanEval) and write
+    it to --out; --tasks, --profiles, --cells-per-pair, --history and --heldout build it over
+    your own task pool at your own size, with the same validators.
 
     Without models every stage is deterministic. --generator-model rewrites requests under
     the paper's information control, --assistant-model plays the assistant in history
@@ -35,10 +53,22 @@ def build_cmd(
     """
     from capabench.benchmark import BenchmarkDirError, check_out_dir, write_benchmark
     from capabench.build.builder import BuildError, Models, build
+    from capabench.build.design import Design
+    from capabench.profiles import PROFILES
+    from capabench.tasks import TaskFileError, load_tasks
 
+    chosen = (
+        tuple(p.strip() for p in profiles.split(",") if p.strip())
+        if profiles
+        else tuple(p.id for p in PROFILES)
+    )
+    plan = Design(chosen, cells_per_pair, history, heldout)
+    if problems := plan.problems():
+        raise fail("; ".join(problems) + f" (profiles: {', '.join(p.id for p in PROFILES)})")
     try:
         check_out_dir(out)  # before minutes of building
-    except BenchmarkDirError as exc:
+        pool_tasks = None if tasks.lower() == "humaneval" else load_tasks(tasks)
+    except (BenchmarkDirError, TaskFileError) as exc:
         raise fail(str(exc)) from None
     models = Models(
         generator=model_or_fail(generator_model),
@@ -46,10 +76,16 @@ def build_cmd(
         user=model_or_fail(user_model),
     )
     start = time.perf_counter()
-    bar, task = progress_bar("building cells", 61)
+    bar, task = progress_bar("building cells", plan.cells + 1)
     try:
         with bar:
-            bench = build(seed, progress=lambda _msg: bar.advance(task), models=models)
+            bench = build(
+                seed,
+                progress=lambda _msg: bar.advance(task),
+                models=models,
+                tasks=pool_tasks,
+                plan=plan,
+            )
     except BuildError as exc:
         raise fail(str(exc)) from None
     manifest = write_benchmark(bench, out)
