@@ -393,4 +393,5 @@ def test_mem0_memories_are_built_once_and_reused_by_a_later_run(built, tmp_path)
     again = play(again_model)
     assert again_model.calls == []  # no model call to build the memory
     assert again.info["memory_reused"] is True and again.info["memories"] == first.info["memories"]
-    assert again.text == first.text
+    # The same memories shown (these facts tie in similarity, so their order is mem0's own).
+    assert sorted(again.text.splitlines()) == sorted(first.text.splitlines())

@@ -13,7 +13,7 @@ from rich.table import Table
 from capabench.cli.app import app
 from capabench.cli.common import load_bench
 from capabench.cli.errors import fail
-from capabench.cli.options import BenchmarkOpt
+from capabench.cli.options import BaseUrlOpt, BenchmarkOpt
 
 annotate_app = typer.Typer(
     rich_markup_mode=None,
@@ -66,7 +66,7 @@ def agree_cmd(
     model: Annotated[
         str | None, typer.Option("--model", help="a model rates every item as one more rater")
     ] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
+    base_url: BaseUrlOpt = None,
 ) -> None:
     """Agreement among the raters (Fleiss' kappa overall and per mechanism, Krippendorff's
     alpha) and with the benchmark's labels, with the confusion table; agreement.json beside."""
