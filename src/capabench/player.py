@@ -67,20 +67,27 @@ def infra_result(session: Session, cond: str, epoch: int, model: str, error: str
     """The record of a job the infrastructure lost (e.g. its worker kept dying): an
     infrastructure error, which a resumed run plays again."""
     return SessionRun(
-        key=f"{session.id}|{cond}|{epoch}",
-        session_id=session.id,
-        split=session.split,
-        condition=cond,
-        epoch=epoch,
-        model=model,
+        **identity(session, cond, epoch, model),
         status="infra_error",
         error=error,
         turns=(Turn(role="user", text=session.request),),
-        cell=session.cell,
-        profile_id=session.profile_id,
-        mechanisms=tuple(REGISTRY[s.family].mechanism for s in session.slots),
-        task_id=session.task_id,
     )
+
+
+def identity(session: Session, cond: str, epoch: int, model: str) -> dict:
+    """The fields that say which job a result is of."""
+    return {
+        "key": f"{session.id}|{cond}|{epoch}",
+        "session_id": session.id,
+        "split": session.split,
+        "condition": cond,
+        "epoch": epoch,
+        "model": model,
+        "cell": session.cell,
+        "profile_id": session.profile_id,
+        "mechanisms": tuple(REGISTRY[s.family].mechanism for s in session.slots),
+        "task_id": session.task_id,
+    }
 
 
 class Player:
@@ -180,12 +187,7 @@ class Player:
         user_turns = [t for t in transcript.turns[1:] if t.role == "user"]
         needless = sum(1 for t in user_turns if set(t.revealed) & shown)
         return SessionRun(
-            key=f"{session.id}|{cond}|{epoch}",
-            session_id=session.id,
-            split=session.split,
-            condition=cond,
-            epoch=epoch,
-            model=self.config.model,
+            **identity(session, cond, epoch, self.config.model),
             status=status,
             error=error,
             solved_turn=transcript.solved_turn,
@@ -202,9 +204,5 @@ class Player:
             cost_usd=cost(self.config.model, tokens_in, tokens_out, self.prices),
             history_tokens=context.tokens,
             history_info=context.info,
-            cell=session.cell,
-            profile_id=session.profile_id,
-            mechanisms=tuple(REGISTRY[s.family].mechanism for s in session.slots),
-            task_id=session.task_id,
             duration_s=round(time.perf_counter() - start, 3),
         )

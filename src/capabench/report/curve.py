@@ -9,7 +9,7 @@ from capabench.history.raw import HISTORY_SIZES
 from capabench.metrics import summarize
 from capabench.metrics.core import bootstrap_interval, per_session
 from capabench.report.collect import RunData
-from capabench.report.tables import pct
+from capabench.report.tables import rates
 
 CURVE = tuple(f"same-user-k{k}" for k in HISTORY_SIZES)
 
@@ -34,12 +34,7 @@ def learning_curve_rows(runs: list[RunData]) -> list[dict]:
                     "model": run.model,
                     "k": k,
                     "n": s.n,
-                    "ES": pct(s.es),
-                    "ES 95% low": pct(s.ci["es"][0]),
-                    "ES 95% high": pct(s.ci["es"][1]),
-                    "FT-ES": pct(s.ft_es),
-                    "FT-ES 95% low": pct(s.ci["ft_es"][0]),
-                    "FT-ES 95% high": pct(s.ci["ft_es"][1]),
+                    **rates(s),
                     "asks/session": round(s.questions_per_session, 3),
                     "asks/session 95% low": round(low, 3),
                     "asks/session 95% high": round(high, 3),

@@ -31,6 +31,18 @@ ORDER = [
 METRICS = ("ES", "FT-ES", "TTC")
 
 
+def rates(s: Summary) -> dict:
+    """ES and FT-ES (%) with their 95% intervals, as the tables and CSVs name them."""
+    return {
+        "ES": pct(s.es),
+        "ES 95% low": pct(s.ci["es"][0]),
+        "ES 95% high": pct(s.ci["es"][1]),
+        "FT-ES": pct(s.ft_es),
+        "FT-ES 95% low": pct(s.ci["ft_es"][0]),
+        "FT-ES 95% high": pct(s.ci["ft_es"][1]),
+    }
+
+
 def pct(x: float) -> float:
     return round(100 * x, 2)
 
@@ -165,12 +177,7 @@ def condition_rows(runs: list[RunData], cluster: str = "cell") -> list[dict]:
                     "cells": s.cells,
                     "attempts": s.attempts,
                     "infra errors": s.infra_errors,
-                    "ES": pct(s.es),
-                    "ES 95% low": pct(s.ci["es"][0]),
-                    "ES 95% high": pct(s.ci["es"][1]),
-                    "FT-ES": pct(s.ft_es),
-                    "FT-ES 95% low": pct(s.ci["ft_es"][0]),
-                    "FT-ES 95% high": pct(s.ci["ft_es"][1]),
+                    **rates(s),
                     "TTC": round(s.ttc, 3),
                     "TTC 95% low": round(s.ci["ttc"][0], 3),
                     "TTC 95% high": round(s.ci["ttc"][1], 3),
