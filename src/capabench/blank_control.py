@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from capabench.executors import make_executor
+from capabench.executors import bug_last, make_executor
 from capabench.models.spec import is_policy
 from capabench.player import RunConfig
 from capabench.records import BlankRun
@@ -78,9 +78,8 @@ def play_blank_control(config: RunConfig, run_dir: Path, pool, progress=None) ->
         config.executor, processes=config.processes, address=config.ray_address
     )
     try:
-        for outcome in executor.map(BlankSpec(config, pool), todo, in_flight=config.concurrency):
-            if outcome.error:
-                raise outcome.exception or RuntimeError(outcome.error)
+        stream = executor.map(BlankSpec(config, pool), todo, in_flight=config.concurrency)
+        for outcome in bug_last(stream, "a task"):
             if outcome.result is not None:  # a lost one is played on the next run
                 store.append(outcome.result)
                 if progress:

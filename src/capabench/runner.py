@@ -12,7 +12,7 @@ from pathlib import Path
 
 import capabench
 from capabench.benchmark import Benchmark
-from capabench.executors import make_executor
+from capabench.executors import bug_last, make_executor
 from capabench.history import condition
 from capabench.judge.sandbox import SandboxPool, bwrap_available, default_pool
 from capabench.models import is_local
@@ -108,20 +108,14 @@ class Runner:
         c = self.config
         executor = make_executor(c.executor, processes=c.processes, address=c.ray_address)
         spec = SessionSpec(c, self.bench, manifest["judge_isolation"], self.player)
-        failure = None
         try:
             stream = executor.map(
                 spec,
                 [(s.id, cond, epoch) for s, cond, epoch in jobs],
                 in_flight=sessions_in_flight(c.concurrency),
             )
-            for outcome in stream:
+            for outcome in bug_last(stream, "a session"):
                 self.nodes[outcome.node] += outcome.result is not None
-                if outcome.error:
-                    failure = outcome.exception or RuntimeError(
-                        f"a session raised (a harness bug):\n{outcome.error}"
-                    )
-                    continue
                 result = outcome.result
                 if outcome.lost:  # a worker or node kept dying under it: tried again on resume
                     sid, cond, epoch = outcome.job
@@ -129,8 +123,6 @@ class Runner:
                 self._store(result, results, progress)
         finally:
             self.store.close()
-        if failure is not None:
-            raise failure
         return list(results.values())
 
     def _store(self, result: SessionRun, results: dict[str, SessionRun], progress) -> None:

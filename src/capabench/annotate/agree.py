@@ -44,11 +44,15 @@ def read_labels(path: Path, mechanisms: list[str]) -> dict[str, str]:
                 continue
             if value.isdigit() and 1 <= int(value) <= len(mechanisms):
                 value = mechanisms[int(value) - 1]
-            match = [m for m in mechanisms if m.lower() == value.lower()]
-            if not match:
+            if (match := mechanism_named(value, mechanisms)) is None:
                 raise SheetError(f"{path}:{line}: {value!r} is not one of the mechanisms")
-            labels[row["item_id"]] = match[0]
+            labels[row["item_id"]] = match
     return labels
+
+
+def mechanism_named(value: str, mechanisms: list[str]) -> str | None:
+    """The mechanism a label names (its name in any letter case), or None."""
+    return next((m for m in mechanisms if m.lower() == value.strip().lower()), None)
 
 
 def read_kit(kit: Path) -> tuple[dict, dict[str, dict[str, str]]]:

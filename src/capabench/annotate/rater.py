@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from capabench.annotate.agree import mechanism_named
 from capabench.models import ChatModel, Message
 
 PROMPT = """A user asked a coding assistant for something and left one thing unsaid, which the
@@ -56,5 +57,4 @@ def _mechanism(text: str, mechanisms: list[str]) -> str:
         value = json.loads(found.group(0)).get("mechanism", "") if found else ""
     except (ValueError, AttributeError):
         return ""
-    match = [m for m in mechanisms if isinstance(value, str) and m.lower() == value.strip().lower()]
-    return match[0] if match else ""
+    return (isinstance(value, str) and mechanism_named(value, mechanisms)) or ""

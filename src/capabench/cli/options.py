@@ -42,6 +42,18 @@ ExecutorOpt = Annotated[
         help="where sessions are played: local (this machine) or ray (a Ray cluster; the ray extra)",
     ),
 ]
+
+
+def check_executor(executor: str, ray_address: str | None, processes: int = 1) -> None:
+    """Executor options that can't go together: one clear line, exit 2."""
+    from capabench.cli.errors import fail
+
+    if executor != "ray" and ray_address:
+        raise fail("--ray-address goes with --executor ray")
+    if executor == "ray" and processes > 1:
+        raise fail("--processes is for --executor local (Ray places the workers)")
+
+
 RayAddressOpt = Annotated[
     str | None,
     typer.Option(
@@ -120,10 +132,7 @@ class PlayOptions:
         from capabench.paths import cache_dir
         from capabench.runner import RunConfig
 
-        if self.executor != "ray" and self.ray_address:
-            raise typer.BadParameter("--ray-address goes with --executor ray")
-        if self.executor == "ray" and self.processes > 1:
-            raise typer.BadParameter("--processes is for --executor local (Ray places the workers)")
+        check_executor(self.executor, self.ray_address, self.processes)
         options = ModelOptions(
             base_url=self.base_url,
             api_key=self.api_key,

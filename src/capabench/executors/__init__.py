@@ -12,6 +12,7 @@ from capabench.executors.base import (
     Worker,
     WorkerSpec,
     WorkerStartError,
+    bug_last,
 )
 
 EXECUTORS = ("local", "ray")
@@ -40,5 +41,6 @@ __all__ = [
     "Worker",
     "WorkerSpec",
     "WorkerStartError",
+    "bug_last",
     "make_executor",
 ]

@@ -4,7 +4,7 @@ executors never write results, so every executor resumes, deduplicates and commi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -39,6 +39,22 @@ class Outcome:
     lost: str = ""
     node: str = ""  # where it was played (a Ray node id; "" locally)
     exception: BaseException | None = None  # the bug itself, when it was raised in this process
+
+
+def bug_last(outcomes: Iterable[Outcome], what: str = "a job") -> Iterator[Outcome]:
+    """The outcomes with a result or a loss, as they come; then the first harness bug among
+    them raised (itself when it was raised in this process), so that the caller has stored
+    everything that finished before it."""
+    failure = None
+    for outcome in outcomes:
+        if not outcome.error:
+            yield outcome
+        elif failure is None:
+            failure = outcome.exception or RuntimeError(
+                f"{what} raised (a harness bug):\n{outcome.error}"
+            )
+    if failure is not None:
+        raise failure
 
 
 class ExecutorError(RuntimeError):

@@ -32,7 +32,7 @@ from capabench.history.base import (
     render_session,
 )
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
-from capabench.history.memory_store import memory_key
+from capabench.history.memory_store import memory_slot
 from capabench.models.base import Message
 from capabench.records import Session
 
@@ -184,10 +184,9 @@ class AMem:
         with lock:  # each user's memory is built once, by one thread, and kept
             if session.cell not in self.memories:
                 history = self.env.history_of(session)
-                store = self.env.memories
                 settings = {"embedder": self.embed.name}
-                key = memory_key("amem", settings, self.model.name, history) if store else ""
-                saved = store.load("amem", key) if store else None
+                slot = memory_slot(self.env.memories, "amem", settings, self.model.name, history)
+                saved = slot.load()
                 if saved is not None:
                     memory = Memory.restored(self.model, self.embed, saved)
                 else:
@@ -196,8 +195,7 @@ class AMem:
                     for number, earlier in enumerate(history, 1):
                         memory.add(render_session(earlier, number), earlier.id)
                     memory.seconds = time.perf_counter() - start
-                    if store:
-                        store.save("amem", key, memory.saved())
+                    slot.save(memory.saved())
                 self.memories[session.cell] = memory
             return self.memories[session.cell]
 

@@ -21,7 +21,7 @@ from importlib import metadata
 
 from capabench.history.base import HistoryContext, HistoryEnv, register
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
-from capabench.history.memory_store import memory_key
+from capabench.history.memory_store import memory_slot
 from capabench.models.errors import InfraError
 from capabench.models.serve import serve_model
 from capabench.records import Session
@@ -140,10 +140,9 @@ class Mem0:
             if session.cell not in self.memories:
                 user = f"cell{session.cell}"
                 history = self.env.history_of(session)
-                store = self.env.memories
                 settings = {"embedder": self.embed.name}
-                key = memory_key("mem0", settings, self.model.name, history) if store else ""
-                saved = store.load("mem0", key) if store else None
+                slot = memory_slot(self.env.memories, "mem0", settings, self.model.name, history)
+                saved = slot.load()
                 memory = Memory.from_config(self._config(session.cell))
                 try:
                     if saved is not None:  # the extracted facts, stored as they are: no LLM call
@@ -162,8 +161,7 @@ class Mem0:
                         ]
                         seconds = round(time.perf_counter() - start, 3)
                         cost = {"calls": calls, "seconds": seconds, "reused": False}
-                        if store:
-                            store.save("mem0", key, {"memories": facts, "cost": cost})
+                        slot.save({"memories": facts, "cost": cost})
                 except Exception as exc:  # mem0 wraps the endpoint's failure in its own errors
                     raise InfraError(f"mem0 could not add a session: {exc}") from None
                 added = len(memory.get_all(filters={"user_id": user}).get("results", []))

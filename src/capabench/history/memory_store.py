@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +54,27 @@ class MemoryStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+@dataclass(frozen=True)
+class MemorySlot:
+    """One user's memory under one method and its settings: what was saved, and where the
+    built one goes. Without a store (no run directory) nothing is read or kept."""
+
+    store: MemoryStore | None
+    method: str
+    key: str
+
+    def load(self) -> dict[str, Any] | None:
+        return self.store.load(self.method, self.key) if self.store else None
+
+    def save(self, payload: dict[str, Any]) -> None:
+        if self.store:
+            self.store.save(self.method, self.key, payload)
+
+
+def memory_slot(
+    store: MemoryStore | None, method: str, settings: dict, model: str, history: Sequence[Session]
+) -> MemorySlot:
+    key = memory_key(method, settings, model, history) if store else ""
+    return MemorySlot(store, method, key)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import capabench
-from capabench.executors import Executor
+from capabench.executors import Executor, bug_last
 from capabench.executors.local import LocalExecutor
 from capabench.swe.agents import NEUTRAL_REPLY, AgentRunner, RunnerOptions, make_runner
 from capabench.swe.agents.workspace import Workspace
@@ -51,20 +51,11 @@ def play_one(
 ) -> PlayedRun:
     """One session from a fresh checkout (nothing stored: see store_run)."""
     task = instance.task(condition)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    run_id = f"{_slug(instance.instance_id)}__{condition}__{_slug(model)}__{stamp}-{secrets.token_hex(2)}"
-    started = datetime.now(UTC).isoformat(timespec="seconds")
+    ids = _run_identity(instance, condition, model, task.prompt_sha256)
     manifest = {
-        "run_id": run_id,
-        "instance_id": instance.instance_id,
-        "condition": condition,
-        "model": model,
+        **ids,
         "runner": runner.name,
-        "repo": instance.repo,
-        "base_commit": instance.base_commit,
-        "prompt_sha256": task.prompt_sha256,
         "dataset": instance.source,
-        "started": started,
         "capabench_version": capabench.__version__,
         "python": platform.python_version(),
         "reply": NEUTRAL_REPLY,
@@ -77,16 +68,9 @@ def play_one(
             outcome = SessionOutcome(stop_reason="error", error=f"{type(exc).__name__}: {exc}")
         patch = ws.patch()
     summary = RunSummary(
-        run_id=run_id,
-        instance_id=instance.instance_id,
-        condition=condition,
-        model=model,
+        **ids,
         runner=runner.name,
         runner_version=outcome.runner_version,
-        repo=instance.repo,
-        base_commit=instance.base_commit,
-        prompt_sha256=task.prompt_sha256,
-        started=started,
         duration_s=round(time.monotonic() - start, 3),
         stop_reason=outcome.stop_reason,
         asked=outcome.asked,
@@ -112,24 +96,29 @@ def play_one(
     )
 
 
+def _run_identity(instance: Instance, condition: Condition, model: str, prompt_sha256: str) -> dict:
+    """A new run's id and what says which session it is (manifest and summary alike)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    return {
+        "run_id": f"{_slug(instance.instance_id)}__{condition}__{_slug(model)}__{stamp}-{secrets.token_hex(2)}",
+        "instance_id": instance.instance_id,
+        "condition": condition,
+        "model": model,
+        "repo": instance.repo,
+        "base_commit": instance.base_commit,
+        "prompt_sha256": prompt_sha256,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
 def lost_run(instance: Instance, condition: Condition, model: str, error: str) -> PlayedRun:
     """A session the infrastructure lost (its worker kept dying): an error without a patch,
     which the next batch plays again."""
-    task = instance.task(condition)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    run_id = f"{_slug(instance.instance_id)}__{condition}__{_slug(model)}__{stamp}-{secrets.token_hex(2)}"
-    started = datetime.now(UTC).isoformat(timespec="seconds")
+    ids = _run_identity(instance, condition, model, instance.task(condition).prompt_sha256)
     summary = RunSummary(
-        run_id=run_id,
-        instance_id=instance.instance_id,
-        condition=condition,
-        model=model,
+        **ids,
         runner="",
         runner_version="",
-        repo=instance.repo,
-        base_commit=instance.base_commit,
-        prompt_sha256=task.prompt_sha256,
-        started=started,
         duration_s=0.0,
         stop_reason="error",
         asked=False,
@@ -141,8 +130,7 @@ def lost_run(instance: Instance, condition: Condition, model: str, error: str) -
         error=f"lost by the executor: {error}",
         capabench_version=capabench.__version__,
     )
-    manifest = {"run_id": run_id, "instance_id": instance.instance_id, "condition": condition}
-    return PlayedRun(manifest={**manifest, "model": model, "started": started}, summary=summary)
+    return PlayedRun(manifest=ids, summary=summary)
 
 
 def store_run(store: SweStore, played: PlayedRun) -> RunSummary:
@@ -271,11 +259,7 @@ def batch(
     executor = executor or LocalExecutor()
     out, done = [], store.done(model)
     jobs = [(i.instance_id, c) for i, c in todo]
-    failure = None
-    for outcome in executor.map(spec, jobs, in_flight=in_flight):
-        if outcome.error:
-            failure = outcome.exception or RuntimeError(outcome.error)
-            continue
+    for outcome in bug_last(executor.map(spec, jobs, in_flight=in_flight), "a session"):
         played = outcome.result
         if outcome.lost:
             played = lost_run(by_id[outcome.job[0]], outcome.job[1], model, outcome.lost)
@@ -287,6 +271,4 @@ def batch(
         out.append(summary)
         if progress:
             progress(summary)
-    if failure is not None:
-        raise failure
     return out

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from capabench.executors import Executor
+from capabench.executors import Executor, bug_last
 from capabench.executors.local import LocalExecutor
 from capabench.swe.data.bundled import ensure_repos, repo_dir
 from capabench.swe.grading.grade import Grade
@@ -105,14 +105,10 @@ def evaluate(
     if grader == "local":
         spec = LocalGradeSpec({i.instance_id: i for _, i in todo}, repos, timeout_s or 300.0)
         jobs = [(s.run_id, i.instance_id, store.patch(s.run_id)) for s, i in todo]
-        failure = None
-        for outcome in (executor or LocalExecutor()).map(spec, jobs, in_flight=in_flight):
-            if outcome.error:
-                failure = outcome.exception or RuntimeError(outcome.error)
-            elif outcome.result is not None:  # a lost one stays ungraded: the next call grades it
+        stream = (executor or LocalExecutor()).map(spec, jobs, in_flight=in_flight)
+        for outcome in bug_last(stream, "a grade"):
+            if outcome.result is not None:  # a lost one stays ungraded: the next call grades it
                 save(outcome.job[0], outcome.result)
-        if failure is not None:
-            raise failure
         return grades
     if not todo:
         return grades

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from capabench.cli.errors import console, fail
-from capabench.cli.options import ExecutorOpt, RayAddressOpt
+from capabench.cli.options import ExecutorOpt, RayAddressOpt, check_executor
 from capabench.cli.swe.app import (
     DEFAULT_RUNS,
     BaseOpt,
@@ -65,8 +65,7 @@ def evaluate_cmd(
 
     if grader not in ("auto", "local", "swebench"):
         raise fail(f"--grader must be auto, local or swebench, not {grader!r}")
-    if ray_address and executor != "ray":
-        raise fail("--ray-address goes with --executor ray")
+    check_executor(executor, ray_address)
     store = SweStore(runs)
     instances = load_dataset(dataset, base)
     options = HarnessOptions(

@@ -17,6 +17,7 @@ from capabench.cli.options import (
     ExecutorOpt,
     MaxTokensOpt,
     RayAddressOpt,
+    check_executor,
 )
 from capabench.cli.swe.app import (
     DEFAULT_RUNS,
@@ -213,8 +214,7 @@ def batch_cmd(
         raise fail(
             "--ask-judge-model applies to the Codex arm (gpt-*/codex-*), whose asks are final messages"
         )
-    if ray_address and executor != "ray":
-        raise fail("--ray-address goes with --executor ray")
+    check_executor(executor, ray_address)
     runner, recipe = _runner(
         model,
         base_url,
