@@ -8,7 +8,7 @@ import pytest
 from capabench.conventions import REGISTRY
 from capabench.models.scripted import ScriptedModel
 from capabench.simulate import SimulatedUser, questions, targeted_families
-from capabench.simulate.intent import make_matcher
+from capabench.simulate.intent import DEFAULT_MATCHER, make_matcher
 from capabench.simulate.intent.fidelity import load_bank, measure, users
 from capabench.simulate.intent.llm import LLMMatcher
 from capabench.simulate.intent.text import questions_of
@@ -217,7 +217,7 @@ def test_llm_matcher_reads_json_and_falls_back_to_rules_when_it_cant():
 
 
 def test_unknown_matchers_and_llm_without_a_model_are_refused():
-    with pytest.raises(ValueError, match="known: rules, semantic, llm"):
+    with pytest.raises(ValueError, match="known: learned, rules, semantic, llm"):
         make_matcher("regex")
     with pytest.raises(ValueError, match="user model"):
         make_matcher("llm")
@@ -247,7 +247,9 @@ def test_runs_record_unanswered_questions_and_the_audit_rereads_them(built, pool
         (3, "Any other requirements?"),
         (4, "Should I add type hints?"),
     ]
-    assert len(result.unanswered) == 5 and all(q.matcher == "rules" for q in result.unanswered)
+    assert len(result.unanswered) == 5 and all(
+        q.matcher == DEFAULT_MATCHER for q in result.unanswered
+    )
     (row,) = condition_rows(load_runs([tmp_path / "run"]))
     assert row["unanswered questions %"] == 62.5
 

@@ -102,9 +102,9 @@ class PlayOptions:
         str,
         typer.Option(
             "--user-matcher",
-            help="how the simulated user reads questions: rules (default), semantic (embeddings extra), llm (needs --user-model)",
+            help="how the simulated user reads questions: learned (default), rules, semantic (embeddings extra), llm (needs --user-model)",
         ),
-    ] = "rules"
+    ] = "learned"  # capabench.simulate.intent.DEFAULT_MATCHER (kept out of the CLI's import)
     base_url: BaseUrlOpt = None
     api_key: ApiKeyOpt = None
     temperature: Annotated[

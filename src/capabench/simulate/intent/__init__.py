@@ -3,7 +3,8 @@ families an assistant message asks about. One protocol (`IntentMatcher.read`), m
 registered by name and imported on first use (`semantic` needs the embeddings extra, `llm`
 a user model):
 
-  rules     each family's concept vocabulary over the message's asking sentences (default)
+  learned   the rules' reading, checked by small models trained on the question bank (default)
+  rules     each family's concept vocabulary over the message's asking sentences
   semantic  MiniLM sentence embeddings against each family's exemplar questions
   llm       the user model classifies each question; unreadable answers fall back to rules
 """
@@ -15,13 +16,19 @@ from collections.abc import Callable
 from capabench.simulate.intent.base import Candidate, IntentMatcher, QuestionReading, Reading
 from capabench.simulate.intent.text import Question, questions, questions_of
 
-DEFAULT_MATCHER = "rules"
+DEFAULT_MATCHER = "learned"
 
 
 def _rules(**_) -> IntentMatcher:
     from capabench.simulate.intent.rules import RulesMatcher
 
     return RulesMatcher()
+
+
+def _learned(**_) -> IntentMatcher:
+    from capabench.simulate.intent.learned import LearnedMatcher
+
+    return LearnedMatcher()
 
 
 def _semantic(**_) -> IntentMatcher:
@@ -37,6 +44,7 @@ def _llm(*, model=None, **_) -> IntentMatcher:
 
 
 MATCHERS: dict[str, Callable[..., IntentMatcher]] = {
+    "learned": _learned,
     "rules": _rules,
     "semantic": _semantic,
     "llm": _llm,

@@ -16,7 +16,7 @@ from functools import cache
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
-from capabench.simulate.intent.text import questions_of
+from capabench.simulate.intent.text import Question, questions_of
 
 THRESHOLD = 1.0
 _ASPECT_ALONE = 0.5  # a generic word without its subject: reported as a candidate, never targets
@@ -143,6 +143,13 @@ class RulesMatcher:
     session_independent = True  # a family's score doesn't depend on the other one held
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
+        return self.analyse(message, families)[0]
+
+    def analyse(
+        self, message: str, families: Sequence[str]
+    ) -> tuple[Reading, list[Question], dict[str, float]]:
+        """The reading, with the message's asking sentences and its leaning (each family's
+        score over all of them together)."""
         asked = questions_of(message)
         whole = " ".join(f"{q.context} {q.text}" for q in asked)
         # The whole message's leaning (siblings tied in one sentence go to the one the message
@@ -163,7 +170,8 @@ class RulesMatcher:
                     best=found[0] if found else None,
                 )
             )
-        return Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
+        reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
+        return reading, asked, leaning
 
 
 def _targets(found: list[Candidate], families, leaning: dict[str, float]) -> list[str]:

@@ -1,0 +1,156 @@
+"""Train the `learned` intent matcher's weights (src/capabench/simulate/intent/
+learned_weights.json) on the user-question bank's tune and dev parts; the held-out parts
+(heldout*) never enter training. Needs scikit-learn (the embeddings extra brings it).
+
+    python scripts/train_intent_model.py                      # write the weights
+    python scripts/train_intent_model.py --cross-validate 0.3:0.3:0.7,0.5:0.5:0.9
+        # leave one tuned part out at a time: what the veto would do on a part it never saw
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegression
+
+from capabench.conventions import REGISTRY
+from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure
+from capabench.simulate.intent.learned import (
+    WEIGHTS,
+    Evidence,
+    FamilyWeights,
+    LearnedMatcher,
+    LearnedWeights,
+    evidence,
+)
+from capabench.simulate.intent.rules import RulesMatcher
+
+BANKS = Path(__file__).resolve().parents[1] / "tests" / "data" / "user_questions"
+MIN_COUNT = 2  # an n-gram seen in fewer training messages gets no weight
+# Smaller n-gram weights are left out and the rest rounded: the file drops from 8 MB to under
+# 1 MB, and no message of the bank is read differently.
+DROP = 0.05
+
+
+def tuned_parts() -> list[Path]:
+    return sorted(p for p in BANKS.glob("*.json") if not p.stem.startswith("heldout"))
+
+
+def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> LearnedWeights:
+    """Every model, with the default thresholds (set them with model_copy)."""
+    counts: dict[str, int] = {}
+    for ev in evidences:
+        for g in ev.ngrams:
+            counts[g] = counts.get(g, 0) + 1
+    vocabulary = sorted(g for g, n in counts.items() if n >= MIN_COUNT)
+    column = {g: i for i, g in enumerate(vocabulary)}
+
+    def matrix(family: str | None) -> sp.csr_matrix:
+        rows, cols = [], []
+        for r, ev in enumerate(evidences):
+            for g in ev.words(family):
+                if g in column:
+                    rows.append(r)
+                    cols.append(column[g])
+        return sp.csr_matrix(
+            (np.ones(len(rows)), (rows, cols)), shape=(len(evidences), len(vocabulary))
+        )
+
+    def fit(family: str | None, rules_view: list, y: np.ndarray) -> FamilyWeights:
+        x = sp.hstack([matrix(family), sp.csr_matrix(rules_view)]).tocsr()
+        model = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, y)
+        w = model.coef_[0]
+        return FamilyWeights(
+            intercept=round(float(model.intercept_[0]), 4),
+            ngrams={g: round(float(w[i]), 2) for g, i in column.items() if abs(w[i]) >= DROP},
+            rules=tuple(round(float(v), 4) for v in w[len(vocabulary) :]),
+        )
+
+    asks = {f: np.array([f in e.targets for e in entries]) for f in sorted(REGISTRY)}
+    return LearnedWeights(
+        regularization=c,
+        trained_on={},
+        families={f: fit(f, [ev.rules[f] for ev in evidences], y) for f, y in asks.items()},
+        words_only={f: fit(None, [(0.0, 0.0, 0.0)] * len(evidences), y) for f, y in asks.items()},
+        none=fit(
+            None, [ev.overall for ev in evidences], np.array([not e.targets for e in entries])
+        ),
+    )
+
+
+def thresholds(text: str) -> dict[str, float]:
+    """ "0.3:0.3:0.7" -> the family, none and add thresholds."""
+    values = [float(v) for v in text.split(":")]
+    return dict(zip(("threshold", "none_threshold", "add_threshold"), values, strict=False))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--c", type=float, default=3.0, help="inverse regularization")
+    parser.add_argument(
+        "--thresholds", default="0.3:0.3:0.7", help="family veto : none veto : add (probabilities)"
+    )
+    parser.add_argument(
+        "--cross-validate",
+        metavar="LIST",
+        help="threshold triples to compare, e.g. 0.3:0.3:0.7,0.5:0.5:0.9",
+    )
+    parser.add_argument("--out", type=Path, default=WEIGHTS)
+    parser.add_argument("--parts", help="only these tuned parts, e.g. tune,dev,dev2")
+    args = parser.parse_args()
+    chosen = [p for p in tuned_parts() if not args.parts or p.stem in args.parts.split(",")]
+    parts = {p.stem: load_bank(p) for p in chosen}
+    ev = {name: [evidence(e.text) for e in bank] for name, bank in parts.items()}
+    if args.cross_validate:
+        cross_validate(parts, ev, args.c, args.cross_validate.split(","))
+        return
+    entries = [e for bank in parts.values() for e in bank]
+    weights = train(entries, [x for name in parts for x in ev[name]], c=args.c)
+    weights = weights.model_copy(
+        update={
+            **thresholds(args.thresholds),
+            "trained_on": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in chosen},
+        }
+    )
+    args.out.write_text(weights.model_dump_json() + "\n")
+    kept = sum(len(f.ngrams) for f in (*weights.families.values(), *weights.words_only.values()))
+    print(f"wrote {args.out}: {len(entries)} messages from {len(parts)} parts, {kept} weights")
+
+
+def cross_validate(parts, ev, c: float, triples: list[str]) -> None:
+    rules = RulesMatcher()
+    totals: dict[str, list[int]] = {}
+
+    def add(key: str, fid) -> str:
+        t = totals.setdefault(key, [0, 0, 0, 0, 0])
+        t[0] += sum(f.revealed for f in fid.per_family.values())
+        t[1] += sum(f.sends for f in fid.per_family.values())
+        t[2] += fid.false_reveals
+        t[3] += fid.off_target_reveals
+        t[4] += fid.sends
+        return f"{100 * fid.recall:.1f}/{fid.false_reveals}/{fid.off_target_reveals}"
+
+    for held in parts:
+        entries = [e for name, bank in parts.items() if name != held for e in bank]
+        trained = train(entries, [x for name in parts if name != held for x in ev[name]], c=c)
+        line = f"{held:8s} rules {add('rules', measure(rules, parts[held]))}"
+        for key in triples:
+            weights = trained.model_copy(update=thresholds(key))
+            line += f" | {key}: {add(key, measure(LearnedMatcher(weights), parts[held]))}"
+        print(line, flush=True)
+    print("pooled (recall / unasked reveals / off-target reveals):")
+    for key, t in totals.items():
+        print(
+            f"  {key:12s} recall {100 * t[0] / t[1]:.2f}%  unasked {t[2]} ({100 * t[2] / t[4]:.2f}%)"
+            f"  off-target {t[3]}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""The `learned` matcher (the default): the rules matcher's reading, checked by small learned
+models that have seen how real assistants word questions about each family and about
+nothing a user's conventions settle.
+
+Logistic regressions over word 1-2-grams of the asking sentences (the same plain text the
+rules read: identifiers and quoted task terms left out), each with a view of the rules' own
+evidence:
+- per family, whether the message asks about it, read on the questions the rules found it in
+  (with the rules' evidence: targeted or not, its score over the message, its best score in
+  one question). A rules target stays when this gives at least `threshold`;
+- once, whether the message asks about none of the families (with the number the rules
+  target and their best scores). Every rules target goes when this gives `none_threshold`;
+- per family on the words alone: a family the rules missed is taken when this gives at
+  least `add_threshold` and the rules read no family of its mechanism in the message (a
+  user holds one family per mechanism), on the question the rules found closest to it.
+
+Why: the rules' concept words also turn up in questions about other things (a near miss:
+"should I format the file with black?"), and everyday wordings escape any word list; on
+parts of the bank neither was written on, these models cut unasked and off-target reveals
+by about nine tenths and recover some of the rules' misses (README, "The simulated user").
+
+Weights are package data (`learned_weights.json`, written by scripts/train_intent_model.py
+from the bank's tune and dev parts only; the held-out parts never enter it), and inference is
+plain Python: a sum of weights, the same on every machine."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from capabench.conventions import REGISTRY
+from capabench.simulate.intent import rules
+from capabench.simulate.intent.base import Reading
+
+WEIGHTS = Path(__file__).with_name("learned_weights.json")
+_TOKEN = re.compile(r"[a-z][a-z'/-]+")
+_CAP = 3.0  # rules scores above this carry no more information
+
+
+class FamilyWeights(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    intercept: float
+    ngrams: dict[str, float]
+    rules: tuple[float, float, float]  # targeted, score over the message, best in one question
+
+
+class LearnedWeights(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    threshold: float = 0.5  # a rules target stays when its family's model gives at least this
+    none_threshold: float = 0.5  # every rules target goes when the none-model gives this
+    add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
+    regularization: float  # C of the logistic regression
+    trained_on: dict[str, str]  # bank part -> sha256 of its file
+    families: dict[str, FamilyWeights]
+    # per family, on the words alone: what the rules missed is taken from these
+    words_only: dict[str, FamilyWeights] = {}
+    none: FamilyWeights  # the message asks about no family (rules: targeted count, best scores)
+
+
+class Evidence(BaseModel):
+    """What the models read of one message: its n-grams and, per family, the rules'
+    (targeted, score over the message, best score in one question)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ngrams: frozenset[str]
+    # a targeted family's own questions (those the rules read it in): a message that asks
+    # about two families doesn't dilute the one with the other's words
+    focus: dict[str, frozenset[str]]
+    rules: dict[str, tuple[float, float, float]]
+    reading: Reading
+
+    def words(self, family: str | None) -> frozenset[str]:
+        return self.focus.get(family, self.ngrams) if family else self.ngrams
+
+    @property
+    def overall(self) -> tuple[float, float, float]:
+        """The none-model's view of the rules: how many families targeted, the best scores."""
+        values = self.rules.values()
+        return (
+            sum(t for t, _, _ in values),
+            max(s for _, s, _ in values),
+            max(b for _, _, b in values),
+        )
+
+
+def ngrams(text: str) -> frozenset[str]:
+    words = _TOKEN.findall(text)
+    return frozenset(words) | frozenset(f"{a} {b}" for a, b in itertools.pairwise(words))
+
+
+def evidence(message: str) -> Evidence:
+    """The model's input for a message: the rules' reading over every family, and what it
+    rests on."""
+    reading, asked, leaning = rules.RulesMatcher().analyse(message, sorted(REGISTRY))
+    targeted = set(reading.targets(sorted(REGISTRY)))
+    best: dict[str, float] = {}
+    for q in reading.questions:
+        if q.best is not None:
+            best[q.best.family] = max(best.get(q.best.family, 0.0), q.best.score)
+    # An elliptical question is read with what it refers back to, as the rules read it.
+    texts = [rules._plain(f"{q.context} {q.text}" if q.refers_back else q.text) for q in asked]
+    own: dict[str, list[str]] = {}
+    for text, q in zip(texts, reading.questions, strict=True):
+        for f in q.targets:
+            own.setdefault(f, []).append(text)
+    return Evidence(
+        ngrams=ngrams(" ".join(texts)),
+        focus={f: ngrams(" ".join(t)) for f, t in own.items()},
+        rules={
+            f: (float(f in targeted), min(leaning.get(f, 0.0), _CAP), min(best.get(f, 0.0), _CAP))
+            for f in sorted(REGISTRY)
+        },
+        reading=reading,
+    )
+
+
+def probability(weights: FamilyWeights, ev: Evidence, family: str | None) -> float:
+    """The family's model on the message, or the none-model's (`family` None)."""
+    rules_view = ev.rules[family] if family is not None else ev.overall
+    z = weights.intercept + sum(weights.ngrams.get(g, 0.0) for g in ev.words(family))
+    z += sum(w * x for w, x in zip(weights.rules, rules_view, strict=True))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+@cache
+def load_weights(path: Path = WEIGHTS) -> LearnedWeights:
+    return LearnedWeights.model_validate(json.loads(path.read_text()))
+
+
+class LearnedMatcher:
+    name = "learned"
+    session_independent = True
+
+    def __init__(self, weights: LearnedWeights | None = None) -> None:
+        self.weights = weights or load_weights()
+
+    def read(self, message: str, families: Sequence[str]) -> Reading:
+        ev = evidence(message)
+        w = self.weights
+        targeted = {f for f, (t, _, _) in ev.rules.items() if t}
+        added: set[str] = set()
+        if not ev.reading.questions:  # nothing asked, nothing to answer
+            vetoed = set()
+        elif probability(w.none, ev, None) >= w.none_threshold:
+            vetoed = targeted
+        else:
+            p = {f: probability(w.families[f], ev, f) for f in REGISTRY}
+            vetoed = {f for f in targeted if p[f] < w.threshold}
+            adders = w.words_only or w.families
+            added = {
+                f
+                for f in REGISTRY
+                if f not in targeted and probability(adders[f], ev, f) >= w.add_threshold
+            }
+            taken = {REGISTRY[f].mechanism for f in targeted - vetoed}
+            added = {f for f in added if REGISTRY[f].mechanism not in taken}
+        held = set(families)
+        questions = list(ev.reading.questions)
+        for f in sorted(added & held):  # on the question that came closest, else the first
+            i = next((i for i, q in enumerate(questions) if q.best and q.best.family == f), 0)
+            questions[i] = questions[i].model_copy(update={"targets": (*questions[i].targets, f)})
+        return Reading(
+            matcher=self.name,
+            asking_sentences=ev.reading.asking_sentences,
+            questions=tuple(
+                q.model_copy(
+                    update={"targets": tuple(f for f in q.targets if f in held and f not in vetoed)}
+                )
+                for q in questions
+            ),
+            note=f"vetoed: {', '.join(sorted(vetoed & held))}" if vetoed & held else "",
+        )

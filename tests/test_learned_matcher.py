@@ -1,0 +1,132 @@
+"""The `learned` matcher: a veto over the rules' reading, with weights trained on the bank's
+tuned parts only."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from capabench.conventions import REGISTRY
+from capabench.simulate.intent import make_matcher
+from capabench.simulate.intent.fidelity import load_bank, measure
+from capabench.simulate.intent.learned import (
+    FamilyWeights,
+    LearnedMatcher,
+    LearnedWeights,
+    evidence,
+    load_weights,
+)
+
+ALL = sorted(REGISTRY)
+ROOT = Path(__file__).resolve().parents[1]
+BANKS = ROOT / "tests" / "data" / "user_questions"
+
+
+def test_weights_were_trained_on_the_current_tuned_parts_and_never_on_held_out_ones():
+    trained = load_weights().trained_on
+    tuned = {p.name for p in BANKS.glob("*.json") if not p.stem.startswith("heldout")}
+    assert set(trained) == tuned, "retrain: python scripts/train_intent_model.py"
+    for name, digest in trained.items():
+        assert hashlib.sha256((BANKS / name).read_bytes()).hexdigest() == digest, name
+    assert set(load_weights().families) == set(ALL)
+
+
+def _weights(*, family_ngrams=None, none_ngrams=None) -> LearnedWeights:
+    """Hand-made weights: every family's model says yes to whatever the rules target (a
+    large weight on the rules' 'targeted'), except for the n-grams given."""
+    yes = FamilyWeights(intercept=-1.0, ngrams={}, rules=(10.0, 0.0, 0.0))
+    return LearnedWeights(
+        threshold=0.5,
+        none_threshold=0.5,
+        regularization=1.0,
+        trained_on={},
+        families={f: yes.model_copy(update={"ngrams": family_ngrams or {}}) for f in ALL},
+        none=FamilyWeights(intercept=-5.0, ngrams=none_ngrams or {}, rules=(0.0, 0.0, 0.0)),
+    )
+
+
+def test_a_family_model_vetoes_only_what_it_learned_against():
+    question = "Should the returned list be sorted, and should I run black on the file?"
+    rules = make_matcher("rules").read(question, ALL).targets(ALL)
+    assert "tidy_list" in rules
+    agreeing = LearnedMatcher(_weights()).read(question, ALL)
+    assert agreeing.targets(ALL) == rules and not agreeing.note
+    vetoing = LearnedMatcher(_weights(family_ngrams={"black": -20.0})).read(question, ["tidy_list"])
+    assert vetoing.targets(["tidy_list"]) == [] and vetoing.note == "vetoed: tidy_list"
+    # The question stays read (its best candidate kept for the run's fidelity record).
+    assert vetoing.questions and vetoing.questions[0].best is not None
+
+
+def test_the_none_model_vetoes_every_family_of_a_message():
+    question = "Quick check: should I format the file with black before I finish?"
+    assert make_matcher("rules").read(question, ALL).targets(ALL)  # a near miss for the rules
+    weights = _weights(none_ngrams={"black": 20.0})
+    assert LearnedMatcher(weights).read(question, ALL).targets(ALL) == []
+    # Not a message without the none-model's words.
+    plain = "Should the returned list be sorted?"
+    assert LearnedMatcher(weights).read(plain, ALL).targets(ALL) == ["tidy_list"]
+
+
+def test_a_words_only_model_takes_what_the_rules_missed_in_a_free_mechanism():
+    question = "What do you call these fns on your side?"
+    assert make_matcher("rules").read(question, ALL).targets(ALL) == []
+    weights = _weights().model_copy(update={"add_threshold": 0.9})
+    strong = FamilyWeights(intercept=-1.0, ngrams={"fns": 10.0}, rules=(0.0, 0.0, 0.0))
+    weak = FamilyWeights(intercept=-5.0, ngrams={}, rules=(0.0, 0.0, 0.0))
+    adders = {f: strong if f == "naming" else weak for f in ALL}
+    reading = LearnedMatcher(weights.model_copy(update={"words_only": adders})).read(
+        question, ["naming", "batch"]
+    )
+    assert reading.targets(["naming", "batch"]) == ["naming"]
+    # Not when the rules already read the mechanism's other family in the message.
+    both = "Should the input arrive as a CSV string? And what do you call these fns?"
+    assert "input_format" in make_matcher("rules").read(both, ALL).targets(ALL)
+    reading = LearnedMatcher(weights.model_copy(update={"words_only": adders})).read(both, ALL)
+    assert "naming" not in reading.targets(ALL)
+
+
+def test_the_shipped_model_on_the_part_it_was_tuned_on():
+    """A regression guard like the rules' (held-out figures: benchmarks/user_fidelity.py)."""
+    fid = measure(make_matcher("learned"), load_bank(BANKS / "tune.json"))
+    assert fid.recall >= 0.95 and min(f.recall for f in fid.per_family.values()) >= 0.85, fid.misses
+    assert fid.false_reveal_rate <= 0.005, fid.false
+    assert fid.off_target_reveals == 0
+
+
+def test_evidence_reads_what_the_rules_read():
+    ev = evidence("Should the returned list be sorted? `sort_third` is the name.")
+    assert "sorted" in ev.ngrams and "the returned" in ev.ngrams
+    assert not any("sort_third" in g for g in ev.ngrams)  # identifiers are not words
+    assert ev.rules["tidy_list"][0] == 1.0 and ev.rules["naming"][0] == 0.0
+    assert ev.overall[0] == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")
+def test_training_again_gives_the_shipped_models_decisions():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from train_intent_model import train, tuned_parts
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    shipped = load_weights()
+    entries = [e for p in tuned_parts() for e in load_bank(p)]
+    evidences = [evidence(e.text) for e in entries]
+    again = train(entries, evidences, c=shipped.regularization).model_copy(
+        update={
+            "threshold": shipped.threshold,
+            "none_threshold": shipped.none_threshold,
+            "add_threshold": shipped.add_threshold,
+        }
+    )
+    a, b = LearnedMatcher(shipped), LearnedMatcher(again)
+    differ = [
+        e.text
+        for e in entries
+        if a.read(e.text, ALL).targets(ALL) != b.read(e.text, ALL).targets(ALL)
+    ]
+    assert len(differ) <= len(entries) // 200, differ[:5]
