@@ -3,6 +3,8 @@ learned_weights.json) on the user-question bank's tune and dev parts; the held-o
 (heldout*) never enter training. Needs scikit-learn (the embeddings extra brings it).
 
     python scripts/train_intent_model.py                      # write the weights
+    python scripts/train_intent_model.py --check     # does a retrain read the bank as the
+                                                     # shipped weights do? (exit 1 if not)
     python scripts/train_intent_model.py --cross-validate 0.3:0.3:0.7,0.5:0.5:0.9
         # leave one tuned part out at a time: what the veto would do on a part it never saw
 """
@@ -26,6 +28,7 @@ from capabench.simulate.intent.learned import (
     LearnedMatcher,
     LearnedWeights,
     evidence,
+    load_weights,
 )
 from capabench.simulate.intent.rules import RulesMatcher
 
@@ -102,6 +105,7 @@ def main() -> None:
         help="threshold triples to compare, e.g. 0.3:0.3:0.7,0.5:0.5:0.9",
     )
     parser.add_argument("--out", type=Path, default=WEIGHTS)
+    parser.add_argument("--check", action="store_true", help="compare a retrain with --out")
     parser.add_argument("--parts", help="only these tuned parts, e.g. tune,dev,dev2")
     args = parser.parse_args()
     chosen = [p for p in tuned_parts() if not args.parts or p.stem in args.parts.split(",")]
@@ -118,9 +122,34 @@ def main() -> None:
             "trained_on": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in chosen},
         }
     )
+    if args.check:
+        check(
+            weights,
+            load_weights(args.out),
+            [e.text for p in BANKS.glob("*.json") for e in load_bank(p)],
+        )
+        return
     args.out.write_text(weights.model_dump_json() + "\n")
     kept = sum(len(f.ngrams) for f in (*weights.families.values(), *weights.words_only.values()))
     print(f"wrote {args.out}: {len(entries)} messages from {len(parts)} parts, {kept} weights")
+
+
+def check(retrained: LearnedWeights, shipped: LearnedWeights, messages: list[str]) -> None:
+    everything = sorted(REGISTRY)
+    a, b = LearnedMatcher(retrained), LearnedMatcher(shipped)
+    differ = [
+        m
+        for m in messages
+        if a.read(m, everything).targets(everything) != b.read(m, everything).targets(everything)
+    ]
+    same = retrained.trained_on == shipped.trained_on
+    print(
+        f"{len(differ)} of {len(messages)} messages read differently; same training parts: {same}"
+    )
+    for m in differ[:5]:
+        print(f"  {m[:120]!r}")
+    if differ or not same:
+        raise SystemExit(1)
 
 
 def cross_validate(parts, ev, c: float, triples: list[str]) -> None:
