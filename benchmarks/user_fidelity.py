@@ -1,9 +1,9 @@
 """How faithfully the simulated user reads questions, per matcher and family, on the
 public paraphrase bank (tests/data/user_questions, each part written independently of the
-matchers by a separate writer: `tune` and `dev*` were used to write the rules, `heldout*` were
-never looked at, only measured), and the time per respond().
+matchers by a separate writer: `tune` and `dev*` were used to write the rules and train the
+learned matcher, `heldout*` were never looked at, only measured), and the time per respond().
 
-    python benchmarks/user_fidelity.py [--matchers rules,semantic] [--user-model local]
+    python benchmarks/user_fidelity.py [--matchers learned,rules,semantic] [--user-model local]
         [--bank FILE ...] [--per-side N] [--limit N] [--show-misses]
 """
 
@@ -68,7 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--matchers", default="rules")
+    parser.add_argument("--matchers", default="learned,rules")
     parser.add_argument("--bank", action="append", help="a bank file (default: every part)")
     parser.add_argument("--user-model", help="the llm matcher's model, e.g. local")
     parser.add_argument(

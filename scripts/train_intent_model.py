@@ -97,7 +97,7 @@ def main() -> None:
     )
     parser.add_argument("--c", type=float, default=3.0, help="inverse regularization")
     parser.add_argument(
-        "--thresholds", default="0.3:0.3:0.7", help="family veto : none veto : add (probabilities)"
+        "--thresholds", default="0.3:0.3:0.9", help="family veto : none veto : add (probabilities)"
     )
     parser.add_argument(
         "--cross-validate",

@@ -3,6 +3,7 @@ tuned parts only."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import sys
@@ -35,17 +36,23 @@ def test_weights_were_trained_on_the_current_tuned_parts_and_never_on_held_out_o
     assert set(load_weights().families) == set(ALL)
 
 
-def _weights(*, family_ngrams=None, none_ngrams=None) -> LearnedWeights:
+def _weights(*, family_ngrams=None, none_ngrams=None, words_ngrams=None) -> LearnedWeights:
     """Hand-made weights: every family's model says yes to whatever the rules target (a
-    large weight on the rules' 'targeted'), except for the n-grams given."""
+    large weight on the rules' 'targeted'), the none-model and the words-only models say no,
+    except for the n-grams given."""
     yes = FamilyWeights(intercept=-1.0, ngrams={}, rules=(10.0, 0.0, 0.0))
+    no = FamilyWeights(intercept=-5.0, ngrams={}, rules=(0.0, 0.0, 0.0))
     return LearnedWeights(
         threshold=0.5,
         none_threshold=0.5,
+        add_threshold=0.9,
         regularization=1.0,
         trained_on={},
         families={f: yes.model_copy(update={"ngrams": family_ngrams or {}}) for f in ALL},
-        none=FamilyWeights(intercept=-5.0, ngrams=none_ngrams or {}, rules=(0.0, 0.0, 0.0)),
+        words_only={
+            f: no.model_copy(update={"ngrams": (words_ngrams or {}).get(f, {})}) for f in ALL
+        },
+        none=no.model_copy(update={"ngrams": none_ngrams or {}}),
     )
 
 
@@ -59,6 +66,11 @@ def test_a_family_model_vetoes_only_what_it_learned_against():
     assert vetoing.targets(["tidy_list"]) == [] and vetoing.note == "vetoed: tidy_list"
     # The question stays read (its best candidate kept for the run's fidelity record).
     assert vetoing.questions and vetoing.questions[0].best is not None
+    # What the words alone are sure of stays.
+    sure = _weights(family_ngrams={"black": -20.0}, words_ngrams={"tidy_list": {"sorted": 10.0}})
+    assert LearnedMatcher(sure).read(question, ["tidy_list"]).targets(["tidy_list"]) == [
+        "tidy_list"
+    ]
 
 
 def test_the_none_model_vetoes_every_family_of_a_message():
@@ -74,19 +86,15 @@ def test_the_none_model_vetoes_every_family_of_a_message():
 def test_a_words_only_model_takes_what_the_rules_missed_in_a_free_mechanism():
     question = "What do you call these fns on your side?"
     assert make_matcher("rules").read(question, ALL).targets(ALL) == []
-    weights = _weights().model_copy(update={"add_threshold": 0.9})
-    strong = FamilyWeights(intercept=-1.0, ngrams={"fns": 10.0}, rules=(0.0, 0.0, 0.0))
-    weak = FamilyWeights(intercept=-5.0, ngrams={}, rules=(0.0, 0.0, 0.0))
-    adders = {f: strong if f == "naming" else weak for f in ALL}
-    reading = LearnedMatcher(weights.model_copy(update={"words_only": adders})).read(
-        question, ["naming", "batch"]
-    )
+    weights = _weights(words_ngrams={"naming": {"fns": 10.0}})
+    reading = LearnedMatcher(weights).read(question, ["naming", "batch"])
     assert reading.targets(["naming", "batch"]) == ["naming"]
     # Not when the rules already read the mechanism's other family in the message.
     both = "Should the input arrive as a CSV string? And what do you call these fns?"
     assert "input_format" in make_matcher("rules").read(both, ALL).targets(ALL)
-    reading = LearnedMatcher(weights.model_copy(update={"words_only": adders})).read(both, ALL)
-    assert "naming" not in reading.targets(ALL)
+    assert "naming" not in LearnedMatcher(weights).read(both, ALL).targets(ALL)
+    # Nor when nothing in the message asks.
+    assert LearnedMatcher(weights).read("Here are the fns.", ALL).targets(ALL) == []
 
 
 def test_the_shipped_model_on_the_part_it_was_tuned_on():
@@ -116,8 +124,16 @@ def test_training_writes_weights_the_matcher_reads(tmp_path):
         sys.path.remove(str(ROOT / "scripts"))
     bank = load_bank(BANKS / "tune.json")
     weights = train(bank, [evidence(e.text) for e in bank], c=3.0)
-    weights = weights.model_copy(update=thresholds("0.3:0.3:0.7"))
+    weights = weights.model_copy(update=thresholds("0.3:0.3:0.9"))
     path = tmp_path / "weights.json"
     path.write_text(weights.model_dump_json())
     fid = measure(LearnedMatcher(load_weights(path)), bank)
     assert fid.recall >= 0.95 and fid.off_target_reveals == 0 and fid.false_reveal_rate <= 0.005
+
+
+def test_the_cli_default_is_the_packages_default_matcher():
+    from capabench.cli.options import PlayOptions
+    from capabench.simulate.intent import DEFAULT_MATCHER
+
+    default = {f.name: f.default for f in dataclasses.fields(PlayOptions)}
+    assert default["user_matcher"] == DEFAULT_MATCHER == "learned"

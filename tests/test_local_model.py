@@ -105,6 +105,7 @@ def test_mem0_builds_memories_with_the_embedded_model_served_locally():
         settings={"embedder": "hashing"},
         need_model=lambda name: Counting(),
         history_of=lambda session: [SimpleNamespace(trace=turns)],
+        memories=None,  # no run directory: nothing saved for reuse
     )
     mem0 = Mem0(env)
     context = mem0.context(SimpleNamespace(cell=7, request="List the users in a group."))

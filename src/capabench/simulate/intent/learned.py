@@ -3,16 +3,16 @@ models that have seen how real assistants word questions about each family and a
 nothing a user's conventions settle.
 
 Logistic regressions over word 1-2-grams of the asking sentences (the same plain text the
-rules read: identifiers and quoted task terms left out), each with a view of the rules' own
-evidence:
+rules read: identifiers and quoted task terms left out):
 - per family, whether the message asks about it, read on the questions the rules found it in
   (with the rules' evidence: targeted or not, its score over the message, its best score in
   one question). A rules target stays when this gives at least `threshold`;
 - once, whether the message asks about none of the families (with the number the rules
   target and their best scores). Every rules target goes when this gives `none_threshold`;
-- per family on the words alone: a family the rules missed is taken when this gives at
-  least `add_threshold` and the rules read no family of its mechanism in the message (a
-  user holds one family per mechanism), on the question the rules found closest to it.
+- per family on the words alone, whether the message asks about it. At `add_threshold` or
+  more, a rules target stays whatever the other two say, and a family the rules missed is
+  taken when the rules kept no family of its mechanism in the message (a user holds one
+  family per mechanism), on the question the rules found closest to it.
 
 Why: the rules' concept words also turn up in questions about other things (a near miss:
 "should I format the file with black?"), and everyday wordings escape any word list; on
@@ -36,8 +36,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from capabench.conventions import REGISTRY
-from capabench.simulate.intent import rules
 from capabench.simulate.intent.base import Reading
+from capabench.simulate.intent.rules import RulesMatcher, plain
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
 _TOKEN = re.compile(r"[a-z][a-z'/-]+")
@@ -61,8 +61,7 @@ class LearnedWeights(BaseModel):
     regularization: float  # C of the logistic regression
     trained_on: dict[str, str]  # bank part -> sha256 of its file
     families: dict[str, FamilyWeights]
-    # per family, on the words alone: what the rules missed is taken from these
-    words_only: dict[str, FamilyWeights] = {}
+    words_only: dict[str, FamilyWeights]  # per family, on the words alone
     none: FamilyWeights  # the message asks about no family (rules: targeted count, best scores)
 
 
@@ -101,14 +100,14 @@ def ngrams(text: str) -> frozenset[str]:
 def evidence(message: str) -> Evidence:
     """The model's input for a message: the rules' reading over every family, and what it
     rests on."""
-    reading, asked, leaning = rules.RulesMatcher().analyse(message, sorted(REGISTRY))
+    reading, asked, leaning = RulesMatcher().analyse(message, sorted(REGISTRY))
     targeted = set(reading.targets(sorted(REGISTRY)))
     best: dict[str, float] = {}
     for q in reading.questions:
         if q.best is not None:
             best[q.best.family] = max(best.get(q.best.family, 0.0), q.best.score)
     # An elliptical question is read with what it refers back to, as the rules read it.
-    texts = [rules._plain(f"{q.context} {q.text}" if q.refers_back else q.text) for q in asked]
+    texts = [plain(f"{q.context} {q.text}" if q.refers_back else q.text) for q in asked]
     own: dict[str, list[str]] = {}
     for text, q in zip(texts, reading.questions, strict=True):
         for f in q.targets:
@@ -148,22 +147,23 @@ class LearnedMatcher:
         ev = evidence(message)
         w = self.weights
         targeted = {f for f, (t, _, _) in ev.rules.items() if t}
-        added: set[str] = set()
         if not ev.reading.questions:  # nothing asked, nothing to answer
-            vetoed = set()
-        elif probability(w.none, ev, None) >= w.none_threshold:
-            vetoed = targeted
+            kept, added = targeted, set()
         else:
-            p = {f: probability(w.families[f], ev, f) for f in REGISTRY}
-            vetoed = {f for f in targeted if p[f] < w.threshold}
-            adders = w.words_only or w.families
-            added = {
-                f
-                for f in REGISTRY
-                if f not in targeted and probability(adders[f], ev, f) >= w.add_threshold
-            }
-            taken = {REGISTRY[f].mechanism for f in targeted - vetoed}
-            added = {f for f in added if REGISTRY[f].mechanism not in taken}
+            # What the words alone say is asked: keeps a rules target whatever the other
+            # models say, and takes a family the rules missed in a mechanism they left free.
+            sure = {f for f in REGISTRY if probability(w.words_only[f], ev, f) >= w.add_threshold}
+            if probability(w.none, ev, None) >= w.none_threshold:
+                kept = targeted & sure
+            else:
+                kept = {
+                    f
+                    for f in targeted
+                    if f in sure or probability(w.families[f], ev, f) >= w.threshold
+                }
+            taken = {REGISTRY[f].mechanism for f in kept}
+            added = {f for f in sure - targeted if REGISTRY[f].mechanism not in taken}
+        vetoed = targeted - kept
         held = set(families)
         questions = list(ev.reading.questions)
         for f in sorted(added & held):  # on the question that came closest, else the first

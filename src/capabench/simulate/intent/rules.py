@@ -95,7 +95,8 @@ def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[s
     return list(found.values())
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
+    """The text as the vocabularies read it: lowercased, identifiers and quoted task terms out."""
     text = _TASK_TERM.sub(" ", text)
     text = _CODE_NAME.sub(lambda m: m.group(0) if m.group(1) in _PYTHON_NAMES else " ", text)
     text = _CODE_PATH.sub(" ", text)
@@ -107,7 +108,7 @@ def candidates(
 ) -> list[Candidate]:
     """Every family's score for a text, best first: per clause, the best of its clauses."""
     best: dict[str, Candidate] = {}
-    for clause in _CLAUSE.split(_plain(text)):
+    for clause in _CLAUSE.split(plain(text)):
         for c in _clause_candidates(clause, leaning or {}, names):
             if c.family not in best or c.score > best[c.family].score:
                 best[c.family] = c
@@ -155,8 +156,8 @@ class RulesMatcher:
         # The whole message's leaning (siblings tied in one sentence go to the one the message
         # speaks of more) and the families it names outright.
         leaning = {c.family: c.score for c in candidates(whole)}
-        plain = _plain(whole)
-        names = frozenset(f for f in REGISTRY if score(f, plain)[0])
+        lowered = plain(whole)
+        names = frozenset(f for f in REGISTRY if score(f, lowered)[0])
         readings = []
         for question in asked:
             found = candidates(question.text, leaning, names)

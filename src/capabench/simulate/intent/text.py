@@ -38,7 +38,7 @@ _REQUEST = re.compile(
     r"(?:can|could|would) you (?:confirm|clarify|specify|explain|say|share|tell|check|point|describe|remind|spell)|"
     r"remind me|confirm (?:that|whether|if|what|which|how|the)|clarify (?:what|whether|if|which|how|the)|"
     r"(?:i'd|i would|i need to|i want to|i'd like to|i wanted to|want to) (?:know|check|confirm|clarify|understand|make sure|double.check)|"
-    r"wondering|not (?:sure|clear) (?:what|whether|if|which|how|about|where)|unclear (?:what|whether|if|which|how)|"
+    r"wondering|(?:not (?:sure|clear)|unsure) (?:what|whether|if|which|how|about|where)|unclear (?:what|whether|if|which|how)|"
     r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
     r"need (?:a|your) (?:decision|answer|input|call)|your call on|fill me in|walk me through|"
     r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|if not\b|"
