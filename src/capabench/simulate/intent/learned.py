@@ -79,6 +79,7 @@ class Evidence(BaseModel):
     reading: Reading
 
     def words(self, family: str | None) -> frozenset[str]:
+        """What a family's model reads (its own questions); None: the whole message."""
         return self.focus.get(family, self.ngrams) if family else self.ngrams
 
     @property
@@ -123,10 +124,10 @@ def evidence(message: str) -> Evidence:
     )
 
 
-def probability(weights: FamilyWeights, ev: Evidence, family: str | None) -> float:
-    """The family's model on the message, or the none-model's (`family` None)."""
-    rules_view = ev.rules[family] if family is not None else ev.overall
-    z = weights.intercept + sum(weights.ngrams.get(g, 0.0) for g in ev.words(family))
+def probability(
+    weights: FamilyWeights, words: frozenset[str], rules_view: tuple[float, ...] = (0.0, 0.0, 0.0)
+) -> float:
+    z = weights.intercept + sum(weights.ngrams.get(g, 0.0) for g in words)
     z += sum(w * x for w, x in zip(weights.rules, rules_view, strict=True))
     return 1.0 / (1.0 + math.exp(-z))
 
@@ -152,14 +153,17 @@ class LearnedMatcher:
         else:
             # What the words alone say is asked: keeps a rules target whatever the other
             # models say, and takes a family the rules missed in a mechanism they left free.
-            sure = {f for f in REGISTRY if probability(w.words_only[f], ev, f) >= w.add_threshold}
-            if probability(w.none, ev, None) >= w.none_threshold:
+            sure = {
+                f for f in REGISTRY if probability(w.words_only[f], ev.ngrams) >= w.add_threshold
+            }
+            if probability(w.none, ev.ngrams, ev.overall) >= w.none_threshold:
                 kept = targeted & sure
             else:
                 kept = {
                     f
                     for f in targeted
-                    if f in sure or probability(w.families[f], ev, f) >= w.threshold
+                    if f in sure
+                    or probability(w.families[f], ev.words(f), ev.rules[f]) >= w.threshold
                 }
             taken = {REGISTRY[f].mechanism for f in kept}
             added = {f for f in sure - targeted if REGISTRY[f].mechanism not in taken}
