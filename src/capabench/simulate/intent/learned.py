@@ -13,6 +13,8 @@ rules read: identifiers and quoted task terms left out):
   more, a rules target stays whatever the other two say, and a family the rules missed is
   taken when the rules kept no family of its mechanism in the message (a user holds one
   family per mechanism), on the question the rules found closest to it.
+A rules target whose cue (the user's own words in the request) an asking sentence quotes
+always stays.
 
 Why: the rules' concept words also turn up in questions about other things (a near miss:
 "should I format the file with black?"), and everyday wordings escape any word list; on
@@ -76,6 +78,8 @@ class Evidence(BaseModel):
     # about two families doesn't dilute the one with the other's words
     focus: dict[str, frozenset[str]]
     rules: dict[str, tuple[float, float, float]]
+    # families whose cue (the user's own words in the request) an asking sentence quotes
+    quoted: frozenset[str]
     reading: Reading
 
     def words(self, family: str | None) -> frozenset[str]:
@@ -91,6 +95,10 @@ class Evidence(BaseModel):
             max(s for _, s, _ in values),
             max(b for _, _, b in values),
         )
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.lower().replace("’", "'").split())
 
 
 def ngrams(text: str) -> frozenset[str]:
@@ -113,7 +121,11 @@ def evidence(message: str) -> Evidence:
     for text, q in zip(texts, reading.questions, strict=True):
         for f in q.targets:
             own.setdefault(f, []).append(text)
+    asking = _folded(" ".join(q.text for q in asked))
     return Evidence(
+        quoted=frozenset(
+            f for f in REGISTRY if any(c and _folded(c) in asking for c in REGISTRY[f].cues)
+        ),
         ngrams=ngrams(" ".join(texts)),
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
@@ -156,6 +168,7 @@ class LearnedMatcher:
             sure = {
                 f for f in REGISTRY if probability(w.words_only[f], ev.ngrams) >= w.add_threshold
             }
+            sure |= targeted & ev.quoted  # a question about the user's own words is about them
             if probability(w.none, ev.ngrams, ev.overall) >= w.none_threshold:
                 kept = targeted & sure
             else:
