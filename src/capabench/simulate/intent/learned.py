@@ -18,8 +18,8 @@ always stays.
 
 Why: the rules' concept words also turn up in questions about other things (a near miss:
 "should I format the file with black?"), and everyday wordings escape any word list; on
-parts of the bank neither was written on, these models cut unasked and off-target reveals
-by about nine tenths and recover some of the rules' misses (README, "The simulated user").
+parts of the bank neither was written on, these models cut unasked reveals by over four
+fifths and off-target reveals by nineteen twentieths, and recover some of the rules' misses (README, "The simulated user").
 
 Weights are package data (`learned_weights.json`, written by scripts/train_intent_model.py
 from the bank's tune and dev parts only; the held-out parts never enter it), and inference is
