@@ -2,10 +2,10 @@
 learned_weights.json) on the user-question bank's tune and dev parts; the held-out parts
 (heldout*) never enter training. Needs scikit-learn (the embeddings extra brings it).
 
-    python scripts/train_intent_model.py                      # write the weights
-    python scripts/train_intent_model.py --check     # does a retrain read the bank as the
-                                                     # shipped weights do? (exit 1 if not)
-    python scripts/train_intent_model.py --cross-validate 0.3:0.3:0.7,0.5:0.5:0.9
+    python scripts/train_intent_model.py            # write the weights
+    python scripts/train_intent_model.py --check    # does a retrain read every bank message
+                                                    # as the shipped weights do? (exit 1: no)
+    python scripts/train_intent_model.py --cross-validate 0.3:0.3:0.9,0.5:0.5:0.9
         # leave one tuned part out at a time: what the veto would do on a part it never saw
 """
 
