@@ -91,6 +91,10 @@ def thresholds(text: str) -> dict[str, float]:
     return dict(zip(("threshold", "none_threshold", "add_threshold"), values, strict=False))
 
 
+def _thresholds_of(weights: LearnedWeights) -> dict[str, float]:
+    return weights.model_dump(include={"threshold", "none_threshold", "add_threshold"})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -115,19 +119,18 @@ def main() -> None:
         cross_validate(parts, ev, args.c, args.cross_validate.split(","))
         return
     entries = [e for bank in parts.values() for e in bank]
-    weights = train(entries, [x for name in parts for x in ev[name]], c=args.c)
+    shipped = load_weights(args.out) if args.check else None
+    # --check retrains as the shipped weights were trained, whatever --c and --thresholds say
+    c = shipped.regularization if shipped else args.c
+    weights = train(entries, [x for name in parts for x in ev[name]], c=c)
     weights = weights.model_copy(
         update={
-            **thresholds(args.thresholds),
+            **(_thresholds_of(shipped) if shipped else thresholds(args.thresholds)),
             "trained_on": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in chosen},
         }
     )
-    if args.check:
-        check(
-            weights,
-            load_weights(args.out),
-            [e.text for p in BANKS.glob("*.json") for e in load_bank(p)],
-        )
+    if shipped:
+        check(weights, shipped, [e.text for p in BANKS.glob("*.json") for e in load_bank(p)])
         return
     args.out.write_text(weights.model_dump_json() + "\n")
     kept = sum(len(f.ngrams) for f in (*weights.families.values(), *weights.words_only.values()))

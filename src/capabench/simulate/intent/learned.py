@@ -158,28 +158,24 @@ class LearnedMatcher:
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         ev = evidence(message)
+        if not ev.reading.questions:  # nothing asked, nothing to answer
+            return ev.reading.model_copy(update={"matcher": self.name})
         w = self.weights
         targeted = {f for f, (t, _, _) in ev.rules.items() if t}
-        if not ev.reading.questions:  # nothing asked, nothing to answer
-            kept, added = targeted, set()
+        # What the words alone say is asked: keeps a rules target whatever the other models
+        # say, and takes a family the rules missed in a mechanism they left free.
+        sure = {f for f in REGISTRY if probability(w.words_only[f], ev.ngrams) >= w.add_threshold}
+        sure |= targeted & ev.quoted  # a question about the user's own words is about them
+        if probability(w.none, ev.ngrams, ev.overall) >= w.none_threshold:
+            kept = targeted & sure
         else:
-            # What the words alone say is asked: keeps a rules target whatever the other
-            # models say, and takes a family the rules missed in a mechanism they left free.
-            sure = {
-                f for f in REGISTRY if probability(w.words_only[f], ev.ngrams) >= w.add_threshold
+            kept = {
+                f
+                for f in targeted
+                if f in sure or probability(w.families[f], ev.words(f), ev.rules[f]) >= w.threshold
             }
-            sure |= targeted & ev.quoted  # a question about the user's own words is about them
-            if probability(w.none, ev.ngrams, ev.overall) >= w.none_threshold:
-                kept = targeted & sure
-            else:
-                kept = {
-                    f
-                    for f in targeted
-                    if f in sure
-                    or probability(w.families[f], ev.words(f), ev.rules[f]) >= w.threshold
-                }
-            taken = {REGISTRY[f].mechanism for f in kept}
-            added = {f for f in sure - targeted if REGISTRY[f].mechanism not in taken}
+        taken = {REGISTRY[f].mechanism for f in kept}
+        added = {f for f in sure - targeted if REGISTRY[f].mechanism not in taken}
         vetoed = targeted - kept
         held = set(families)
         questions = list(ev.reading.questions)
