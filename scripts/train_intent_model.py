@@ -5,14 +5,21 @@ learned_weights.json) on the user-question bank's tune and dev parts; the held-o
     python scripts/train_intent_model.py            # write the weights
     python scripts/train_intent_model.py --check    # does a retrain read every bank message
                                                     # as the shipped weights do? (exit 1: no)
-    python scripts/train_intent_model.py --cross-validate 0.3:0.3:0.9,0.5:0.5:0.9
-        # leave one tuned part out at a time: what the veto would do on a part it never saw
+    python scripts/train_intent_model.py --cross-validate 0.3:0.3:0.9,0.3:0.3:0.9:0.1:0.5
+        # leave one tuned part out at a time: what the models would do on a part never seen
 """
 
 from __future__ import annotations
 
 import argparse
+import builtins
+import csv
 import hashlib
+import json
+import keyword
+import logging
+import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +46,24 @@ MIN_COUNT = 2  # an n-gram seen in fewer training messages gets no weight
 DROP = 0.05
 
 
+# Names in code that may carry a family: Python's own (`sorted`, `lower`, `json.dumps`,
+# `logging.info`, `raise`); any other name is the task's or the draft's own.
+PYTHON_NAMES = (
+    frozenset(
+        name.lower()
+        for module in (builtins, str, list, dict, json, logging, csv)
+        for name in dir(module)
+        if not name.startswith("_")
+    )
+    | frozenset(keyword.kwlist)
+    | {"logger", "log", "os", "path", "pathlib", "sys", "stdout", "stderr"}
+)
+
+
+def _task_name(gram: str) -> bool:
+    return re.fullmatch(r"c:[a-z_]\w*", gram) is not None and gram[2:] not in PYTHON_NAMES
+
+
 def tuned_parts() -> list[Path]:
     return sorted(p for p in BANKS.glob("*.json") if not p.stem.startswith("heldout"))
 
@@ -49,7 +74,7 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
     for ev in evidences:
         for g in ev.ngrams:
             counts[g] = counts.get(g, 0) + 1
-    vocabulary = sorted(g for g, n in counts.items() if n >= MIN_COUNT)
+    vocabulary = sorted(g for g, n in counts.items() if n >= MIN_COUNT and not _task_name(g))
     column = {g: i for i, g in enumerate(vocabulary)}
 
     def matrix(family: str | None) -> sp.csr_matrix:
@@ -85,14 +110,20 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
     )
 
 
+THRESHOLDS = ("threshold", "none_threshold", "add_threshold", "asked_threshold", "best_threshold")
+
+
 def thresholds(text: str) -> dict[str, float]:
-    """ "0.3:0.3:0.7" -> the family, none and add thresholds."""
+    """ "0.3:0.3:0.9:0.1:0.5" -> the family veto, none veto, add, asked and best thresholds
+    (those left out keep their defaults)."""
     values = [float(v) for v in text.split(":")]
-    return dict(zip(("threshold", "none_threshold", "add_threshold"), values, strict=False))
+    if len(values) > len(THRESHOLDS):
+        raise SystemExit(f"at most {len(THRESHOLDS)} thresholds: {':'.join(THRESHOLDS)}")
+    return dict(zip(THRESHOLDS, values, strict=False))
 
 
 def _thresholds_of(weights: LearnedWeights) -> dict[str, float]:
-    return weights.model_dump(include={"threshold", "none_threshold", "add_threshold"})
+    return weights.model_dump(include=set(THRESHOLDS))
 
 
 def main() -> None:
@@ -101,12 +132,14 @@ def main() -> None:
     )
     parser.add_argument("--c", type=float, default=3.0, help="inverse regularization")
     parser.add_argument(
-        "--thresholds", default="0.3:0.3:0.9", help="family veto : none veto : add (probabilities)"
+        "--thresholds",
+        default="0.3:0.3:0.9",
+        help="family veto : none veto : add : asked : best (probabilities)",
     )
     parser.add_argument(
         "--cross-validate",
         metavar="LIST",
-        help="threshold triples to compare, e.g. 0.3:0.3:0.7,0.5:0.5:0.9",
+        help="thresholds to compare, e.g. 0.3:0.3:0.9,0.3:0.3:0.9:0.1:0.5",
     )
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     parser.add_argument("--check", action="store_true", help="compare a retrain with --out")
@@ -132,7 +165,10 @@ def main() -> None:
     if shipped:
         check(weights, shipped, [e.text for p in BANKS.glob("*.json") for e in load_bank(p)])
         return
-    args.out.write_text(weights.model_dump_json() + "\n")
+    # whole or not at all: a Ctrl-C mid-write leaves the old weights
+    partial = args.out.with_name(args.out.name + ".partial")
+    partial.write_text(weights.model_dump_json() + "\n")
+    os.replace(partial, args.out)
     kept = sum(len(f.ngrams) for f in (*weights.families.values(), *weights.words_only.values()))
     print(f"wrote {args.out}: {len(entries)} messages from {len(parts)} parts, {kept} weights")
 

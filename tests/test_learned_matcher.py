@@ -97,6 +97,35 @@ def test_a_words_only_model_takes_what_the_rules_missed_in_a_free_mechanism():
     assert LearnedMatcher(weights).read("Here are the fns.", ALL).targets(ALL) == []
 
 
+def test_the_best_guess_when_something_is_asked_but_nothing_kept():
+    question = "Which of these should stay in?"
+    assert make_matcher("rules").read(question, ALL).targets(ALL) == []
+    weights = _weights(words_ngrams={"yes_no": {"stay": 6.0}, "naming": {"stay": 5.5}})
+    guessing = weights.model_copy(update={"asked_threshold": 0.1, "best_threshold": 0.5})
+    assert LearnedMatcher(guessing).read(question, ["yes_no", "batch"]).targets(ALL) == ["yes_no"]
+    # Only the best family, and only one the user holds is answered.
+    assert LearnedMatcher(guessing).read(question, ["naming", "batch"]).targets(ALL) == []
+    # Not when the none-model says nothing is asked, nor below best_threshold, nor by default.
+    nothing = _weights(none_ngrams={"stay": 10.0}, words_ngrams={"yes_no": {"stay": 6.0}})
+    nothing = nothing.model_copy(update={"asked_threshold": 0.1, "best_threshold": 0.5})
+    assert LearnedMatcher(nothing).read(question, ALL).targets(ALL) == []
+    unsure = guessing.model_copy(update={"best_threshold": 0.99})
+    assert LearnedMatcher(unsure).read(question, ALL).targets(ALL) == []
+    assert LearnedMatcher(weights).read(question, ALL).targets(ALL) == []
+
+
+def test_code_in_the_message_is_read_as_code_words():
+    message = (
+        'Which of these returns should stay?\n\n```python\nreturn "yes" if ok else "no"'
+        "\nreturn {'result': ok}\n```\nOr keep `bool(ok)`?"
+    )
+    ev = evidence(message)
+    assert {"c:str:yes", "c:str:result", "c:{", "c:bool", "c:return"} <= ev.ngrams
+    assert "yes" not in ev.ngrams  # the prose's words stay apart from the code's
+    weights = _weights(words_ngrams={"yes_no": {"c:str:yes": 10.0}})
+    assert LearnedMatcher(weights).read(message, ["yes_no"]).targets(ALL) == ["yes_no"]
+
+
 def test_the_shipped_model_on_the_part_it_was_tuned_on():
     """A regression guard like the rules' (held-out figures: benchmarks/user_fidelity.py)."""
     fid = measure(make_matcher("learned"), load_bank(BANKS / "tune.json"))
@@ -108,7 +137,10 @@ def test_the_shipped_model_on_the_part_it_was_tuned_on():
 def test_evidence_reads_what_the_rules_read():
     ev = evidence("Should the returned list be sorted? `sort_third` is the name.")
     assert "sorted" in ev.ngrams and "the returned" in ev.ngrams
-    assert not any("sort_third" in g for g in ev.ngrams)  # identifiers are not words
+    # identifiers are not words; in code they are code words, which training drops unless
+    # they are Python's own names
+    assert "c:sort_third" in ev.ngrams
+    assert not any("sort_third" in g for g in ev.ngrams if not g.startswith("c:"))
     assert ev.rules["tidy_list"][0] == 1.0 and ev.rules["naming"][0] == 0.0
     assert ev.overall[0] == 1.0
 
@@ -119,12 +151,15 @@ def test_training_writes_weights_the_matcher_reads(tmp_path):
     file: `python scripts/train_intent_model.py --check`)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        from train_intent_model import thresholds, train
+        from train_intent_model import _task_name, thresholds, train
     finally:
         sys.path.remove(str(ROOT / "scripts"))
     bank = load_bank(BANKS / "tune.json")
+    assert _task_name("c:sort_third") and not _task_name("c:sorted") and not _task_name("c:str:x")
     weights = train(bank, [evidence(e.text) for e in bank], c=3.0)
-    weights = weights.model_copy(update=thresholds("0.3:0.3:0.9"))
+    assert not any(_task_name(g) for w in weights.words_only.values() for g in w.ngrams)
+    weights = weights.model_copy(update=thresholds("0.3:0.3:0.9:0.1:0.5"))
+    assert weights.best_threshold == 0.5
     path = tmp_path / "weights.json"
     path.write_text(weights.model_dump_json())
     fid = measure(LearnedMatcher(load_weights(path)), bank)

@@ -3,7 +3,8 @@ models that have seen how real assistants word questions about each family and a
 nothing a user's conventions settle.
 
 Logistic regressions over word 1-2-grams of the asking sentences (the same plain text the
-rules read: identifiers and quoted task terms left out):
+rules read: identifiers and quoted task terms left out) and the words of the message's code
+(a draft's `return "yes" if ok else "no"` is what "which return should stay?" asks about):
 - per family, whether the message asks about it, read on the questions the rules found it in
   (with the rules' evidence: targeted or not, its score over the message, its best score in
   one question). A rules target stays when this gives at least `threshold`;
@@ -12,7 +13,9 @@ rules read: identifiers and quoted task terms left out):
 - per family on the words alone, whether the message asks about it. At `add_threshold` or
   more, a rules target stays whatever the other two say, and a family the rules missed is
   taken when the rules kept no family of its mechanism in the message (a user holds one
-  family per mechanism), on the question the rules found closest to it.
+  family per mechanism), on the question the rules found closest to it. When nothing is
+  kept but the none-model says something is asked (below `asked_threshold`), the family
+  these models rate highest is taken if it reaches `best_threshold`.
 A rules target whose cue (the user's own words in the request) an asking sentence quotes
 always stays.
 
@@ -43,6 +46,10 @@ from capabench.simulate.intent.rules import RulesMatcher, plain
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
 _TOKEN = re.compile(r"[a-z][a-z'/-]+")
+_FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
+_INLINE = re.compile(r"`[^`\n]+`")
+# in code: a name, a short string literal, a bracket, a number
+_CODE_TOKEN = re.compile(r"[A-Za-z_]\w*|\"[^\"\n]{0,30}\"|'[^'\n]{0,30}'|[{}\[\]()]|\d+")
 _CAP = 3.0  # rules scores above this carry no more information
 
 
@@ -60,6 +67,10 @@ class LearnedWeights(BaseModel):
     threshold: float = 0.5  # a rules target stays when its family's model gives at least this
     none_threshold: float = 0.5  # every rules target goes when the none-model gives this
     add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
+    # nothing kept, yet the none-model says something is asked (below this): the words-only
+    # models' best family is taken when it gives at least `best_threshold`
+    asked_threshold: float = 0.0
+    best_threshold: float = 1.0
     regularization: float  # C of the logistic regression
     trained_on: dict[str, str]  # bank part -> sha256 of its file
     families: dict[str, FamilyWeights]
@@ -68,8 +79,8 @@ class LearnedWeights(BaseModel):
 
 
 class Evidence(BaseModel):
-    """What the models read of one message: its n-grams and, per family, the rules'
-    (targeted, score over the message, best score in one question)."""
+    """What the models read of one message: its n-grams and code words and, per family,
+    the rules' (targeted, score over the message, best score in one question)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -106,6 +117,19 @@ def ngrams(text: str) -> frozenset[str]:
     return frozenset(words) | frozenset(f"{a} {b}" for a, b in itertools.pairwise(words))
 
 
+def code_words(message: str) -> frozenset[str]:
+    """What the message's code (fenced blocks, inline spans) shows, as "c:" features: a draft's
+    `return "yes" if ok else "no"` or `{"result": out}` says what a question about it asks.
+    Training keeps only Python's own names among them (a task's names carry no family)."""
+    spans = _FENCED.findall(message) + _INLINE.findall(_FENCED.sub(" ", message))
+    words = set()
+    for span in spans:
+        for token in _CODE_TOKEN.findall(span.strip("`~")):
+            token = token.lower()
+            words.add(f"c:str:{token[1:-1].strip()}" if token[0] in "\"'" else f"c:{token}")
+    return frozenset(words)
+
+
 def evidence(message: str) -> Evidence:
     """The model's input for a message: the rules' reading over every family, and what it
     rests on."""
@@ -126,7 +150,7 @@ def evidence(message: str) -> Evidence:
         quoted=frozenset(
             f for f in REGISTRY if any(c and _folded(c) in asking for c in REGISTRY[f].cues)
         ),
-        ngrams=ngrams(" ".join(texts)),
+        ngrams=ngrams(" ".join(texts)) | code_words(message),
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
             f: (float(f in targeted), min(leaning.get(f, 0.0), _CAP), min(best.get(f, 0.0), _CAP))
@@ -164,9 +188,11 @@ class LearnedMatcher:
         targeted = {f for f, (t, _, _) in ev.rules.items() if t}
         # What the words alone say is asked: keeps a rules target whatever the other models
         # say, and takes a family the rules missed in a mechanism they left free.
-        sure = {f for f in REGISTRY if probability(w.words_only[f], ev.ngrams) >= w.add_threshold}
+        words = {f: probability(w.words_only[f], ev.ngrams) for f in REGISTRY}
+        sure = {f for f, p in words.items() if p >= w.add_threshold}
         sure |= targeted & ev.quoted  # a question about the user's own words is about them
-        if probability(w.none, ev.ngrams, ev.overall) >= w.none_threshold:
+        nothing = probability(w.none, ev.ngrams, ev.overall)
+        if nothing >= w.none_threshold:
             kept = targeted & sure
         else:
             kept = {
@@ -176,6 +202,9 @@ class LearnedMatcher:
             }
         taken = {REGISTRY[f].mechanism for f in kept}
         added = {f for f in sure - targeted if REGISTRY[f].mechanism not in taken}
+        if not kept and not added and nothing < w.asked_threshold:
+            best = max(sorted(words), key=words.__getitem__)
+            added = {best} if words[best] >= w.best_threshold else set()
         vetoed = targeted - kept
         held = set(families)
         questions = list(ev.reading.questions)
