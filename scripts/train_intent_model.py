@@ -29,6 +29,7 @@ from sklearn.linear_model import LogisticRegression
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure
 from capabench.simulate.intent.learned import (
+    TOKEN_VECTORS,
     WEIGHTS,
     Evidence,
     FamilyWeights,
@@ -44,6 +45,9 @@ MIN_COUNT = 2  # an n-gram seen in fewer training messages gets no weight
 # Smaller n-gram weights are left out and the rest rounded: the file drops from 8 MB to under
 # 1 MB, and no message of the bank is read differently.
 DROP = 0.05
+# The meaning vector (unit length) enters the regressions at this scale: at 1 the shared
+# penalty keeps its weights too small to matter (leave-one-part-out, 3 against 1).
+MEANING_SCALE = 3.0
 
 
 # Names in code that may carry a family: Python's own (`sorted`, `lower`, `json.dumps`,
@@ -88,14 +92,21 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
             (np.ones(len(rows)), (rows, cols)), shape=(len(evidences), len(vocabulary))
         )
 
+    meaning = sp.csr_matrix(
+        [[MEANING_SCALE * v / ev.norm if ev.norm else 0.0 for v in ev.meaning] for ev in evidences]
+    )
+
     def fit(family: str | None, rules_view: list, y: np.ndarray) -> FamilyWeights:
-        x = sp.hstack([matrix(family), sp.csr_matrix(rules_view)]).tocsr()
+        x = sp.hstack([matrix(family), sp.csr_matrix(rules_view), meaning]).tocsr()
         model = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, y)
         w = model.coef_[0]
+        n = len(vocabulary)
         return FamilyWeights(
             intercept=round(float(model.intercept_[0]), 4),
             ngrams={g: round(float(w[i]), 2) for g, i in column.items() if abs(w[i]) >= DROP},
-            rules=tuple(round(float(v), 4) for v in w[len(vocabulary) :]),
+            rules=tuple(round(float(v), 4) for v in w[n : n + 3]),
+            # the matcher reads the unscaled direction: the scale goes into the weights
+            meaning=tuple(round(float(v) * MEANING_SCALE, 4) for v in w[n + 3 :]),
         )
 
     asks = {f: np.array([f in e.targets for e in entries]) for f in sorted(REGISTRY)}
@@ -160,6 +171,7 @@ def main() -> None:
         update={
             **(_thresholds_of(shipped) if shipped else thresholds(args.thresholds)),
             "trained_on": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in chosen},
+            "token_vectors": hashlib.sha256(TOKEN_VECTORS.read_bytes()).hexdigest(),
         }
     )
     if shipped:
@@ -181,10 +193,11 @@ def check(retrained: LearnedWeights, shipped: LearnedWeights, messages: list[str
         for m in messages
         if a.read(m, everything).targets(everything) != b.read(m, everything).targets(everything)
     ]
-    same = retrained.trained_on == shipped.trained_on
-    print(
-        f"{len(differ)} of {len(messages)} messages read differently; same training parts: {same}"
+    same = (retrained.trained_on, retrained.token_vectors) == (
+        shipped.trained_on,
+        shipped.token_vectors,
     )
+    print(f"{len(differ)} of {len(messages)} messages read differently; same training data: {same}")
     for m in differ[:5]:
         print(f"  {m[:120]!r}")
     if differ or not same:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.util
+import math
 import sys
 from pathlib import Path
 
@@ -15,11 +16,16 @@ from capabench.conventions import REGISTRY
 from capabench.simulate.intent import make_matcher
 from capabench.simulate.intent.fidelity import load_bank, measure
 from capabench.simulate.intent.learned import (
+    TOKEN_VECTORS,
     FamilyWeights,
     LearnedMatcher,
     LearnedWeights,
     evidence,
     load_weights,
+    meaning,
+    probability,
+    token_vectors,
+    wordpieces,
 )
 
 ALL = sorted(REGISTRY)
@@ -34,6 +40,8 @@ def test_weights_were_trained_on_the_current_tuned_parts_and_never_on_held_out_o
     for name, digest in trained.items():
         assert hashlib.sha256((BANKS / name).read_bytes()).hexdigest() == digest, name
     assert set(load_weights().families) == set(ALL)
+    vectors = hashlib.sha256(TOKEN_VECTORS.read_bytes()).hexdigest()
+    assert load_weights().token_vectors == vectors, "retrain after distilling the token vectors"
 
 
 def _weights(*, family_ngrams=None, none_ngrams=None, words_ngrams=None) -> LearnedWeights:
@@ -124,6 +132,32 @@ def test_code_in_the_message_is_read_as_code_words():
     assert "yes" not in ev.ngrams  # the prose's words stay apart from the code's
     weights = _weights(words_ngrams={"yes_no": {"c:str:yes": 10.0}})
     assert LearnedMatcher(weights).read(message, ["yes_no"]).targets(ALL) == ["yes_no"]
+
+
+def test_the_meaning_vector_is_minilms_wordpieces_summed_in_integers():
+    index, vectors = token_vectors()
+    pieces = {i: t for t, i in index.items()}
+    split = [pieces[i] for i in wordpieces("Journaling outputs, e.g. to stdout?", index)]
+    assert split[:2] == ["journal", "##ing"] and "outputs" in split and split[-1] == "?"
+    assert "".join(split[-4:-1]).replace("#", "") == "stdout"
+    summed, norm = meaning("Journaling outputs?")
+    ids = wordpieces("Journaling outputs?", index)
+    assert summed == tuple(int(v) for v in vectors[ids].sum(0)) and all(
+        type(v) is int for v in summed
+    )
+    assert norm == pytest.approx(sum(v * v for v in summed) ** 0.5)
+    assert meaning("") == ((0,) * vectors.shape[1], 0.0)
+
+
+def test_meaning_weights_move_a_models_probability():
+    ev = evidence("Where should each result be logged?")
+    direction = tuple(v / ev.norm for v in ev.meaning)
+    plain = FamilyWeights(intercept=0.0, ngrams={}, rules=(0.0, 0.0, 0.0))
+    toward = plain.model_copy(update={"meaning": tuple(5.0 * v for v in direction)})
+    assert probability(plain, ev.ngrams, ev=ev) == 0.5
+    assert probability(toward, ev.ngrams, ev=ev) == pytest.approx(1 / (1 + math.exp(-5.0)))
+    away = plain.model_copy(update={"meaning": tuple(-5.0 * v for v in direction)})
+    assert probability(away, ev.ngrams, ev=ev) < 0.01
 
 
 def test_the_shipped_model_on_the_part_it_was_tuned_on():

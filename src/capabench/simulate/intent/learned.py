@@ -16,17 +16,22 @@ rules read: identifiers and quoted task terms left out) and the words of the mes
   family per mechanism), on the question the rules found closest to it. When nothing is
   kept but the none-model says something is asked (below `asked_threshold`), the family
   these models rate highest is taken if it reaches `best_threshold`.
-A rules target whose cue (the user's own words in the request) an asking sentence quotes
-always stays.
+Every model also reads the asking sentences' meaning: their WordPiece tokens summed over
+static token vectors distilled from MiniLM (`token_vectors.npz`, scripts/
+distill_token_vectors.py), so a word no bank message used still weighs by what it means. A
+rules target whose cue (the user's own words in the request) an asking sentence quotes always
+stays.
 
 Why: the rules' concept words also turn up in questions about other things (a near miss:
 "should I format the file with black?"), and everyday wordings escape any word list; on
-parts of the bank neither was written on, these models cut unasked reveals by over four
-fifths and off-target reveals by nineteen twentieths, and recover some of the rules' misses (README, "The simulated user").
+parts of the bank neither was written on, these models cut unasked reveals and off-target
+reveals by nine tenths or more and recover many of the rules' misses (README, "The simulated
+user").
 
 Weights are package data (`learned_weights.json`, written by scripts/train_intent_model.py
-from the bank's tune and dev parts only; the held-out parts never enter it), and inference is
-plain Python: a sum of weights, the same on every machine."""
+from the bank's tune and dev parts only; the held-out parts never enter it). Inference is a
+sum of weights; the meaning vector is a sum of int8 rows (exact) read with math.fsum: the
+same reading on every machine."""
 
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from capabench.conventions import REGISTRY
@@ -45,6 +51,7 @@ from capabench.simulate.intent.base import Reading
 from capabench.simulate.intent.rules import RulesMatcher, plain
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
+TOKEN_VECTORS = Path(__file__).with_name("token_vectors.npz")
 _TOKEN = re.compile(r"[a-z][a-z'/-]+")
 _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]+`")
@@ -59,6 +66,7 @@ class FamilyWeights(BaseModel):
     intercept: float
     ngrams: dict[str, float]
     rules: tuple[float, float, float]  # targeted, score over the message, best in one question
+    meaning: tuple[float, ...] = ()  # over the asking sentences' meaning vector (none: unused)
 
 
 class LearnedWeights(BaseModel):
@@ -73,6 +81,7 @@ class LearnedWeights(BaseModel):
     best_threshold: float = 1.0
     regularization: float  # C of the logistic regression
     trained_on: dict[str, str]  # bank part -> sha256 of its file
+    token_vectors: str = ""  # sha256 of the token vectors the meaning weights were trained on
     families: dict[str, FamilyWeights]
     words_only: dict[str, FamilyWeights]  # per family, on the words alone
     none: FamilyWeights  # the message asks about no family (rules: targeted count, best scores)
@@ -91,6 +100,9 @@ class Evidence(BaseModel):
     rules: dict[str, tuple[float, float, float]]
     # families whose cue (the user's own words in the request) an asking sentence quotes
     quoted: frozenset[str]
+    # the asking sentences' tokens summed over the token vectors (exact integers), and its norm
+    meaning: tuple[int, ...]
+    norm: float
     reading: Reading
 
     def words(self, family: str | None) -> frozenset[str]:
@@ -130,6 +142,47 @@ def code_words(message: str) -> frozenset[str]:
     return frozenset(words)
 
 
+_PIECE = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
+
+
+@cache
+def token_vectors(path: Path = TOKEN_VECTORS) -> tuple[dict[str, int], np.ndarray]:
+    data = np.load(path)
+    tokens = [str(t) for t in data["tokens"]]
+    return {t: i for i, t in enumerate(tokens)}, data["vectors"].astype(np.int64)
+
+
+def _piece(word: str, start: int, end: int) -> str:
+    return ("##" if start else "") + word[start:end]  # a word's later pieces carry "##"
+
+
+def wordpieces(text: str, index: dict[str, int]) -> list[int]:
+    """MiniLM's WordPiece split (the longest known piece first); a word with an unknown piece
+    is left out."""
+    ids: list[int] = []
+    for word in _PIECE.findall(text.lower()):
+        pieces, start = [], 0
+        while start < len(word):
+            ends = range(len(word), start, -1)
+            end = next((e for e in ends if _piece(word, start, e) in index), None)
+            if end is None:
+                break
+            pieces.append(index[_piece(word, start, end)])
+            start = end
+        if start == len(word):
+            ids.extend(pieces)
+    return ids
+
+
+def meaning(text: str) -> tuple[tuple[int, ...], float]:
+    """The text's tokens summed over the token vectors, and the sum's length."""
+    index, vectors = token_vectors()
+    ids = wordpieces(text, index)
+    total = vectors[ids].sum(0) if ids else np.zeros(vectors.shape[1], np.int64)
+    summed = tuple(int(v) for v in total)
+    return summed, math.sqrt(sum(v * v for v in summed))
+
+
 def evidence(message: str) -> Evidence:
     """The model's input for a message: the rules' reading over every family, and what it
     rests on."""
@@ -146,7 +199,12 @@ def evidence(message: str) -> Evidence:
         for f in q.targets:
             own.setdefault(f, []).append(text)
     asking = _folded(" ".join(q.text for q in asked))
+    summed, norm = meaning(
+        " ".join(f"{q.context} {q.text}" if q.refers_back else q.text for q in asked)
+    )
     return Evidence(
+        meaning=summed,
+        norm=norm,
         quoted=frozenset(
             f for f in REGISTRY if any(c and _folded(c) in asking for c in REGISTRY[f].cues)
         ),
@@ -161,10 +219,16 @@ def evidence(message: str) -> Evidence:
 
 
 def probability(
-    weights: FamilyWeights, words: frozenset[str], rules_view: tuple[float, ...] = (0.0, 0.0, 0.0)
+    weights: FamilyWeights,
+    words: frozenset[str],
+    rules_view: tuple[float, ...] = (0.0, 0.0, 0.0),
+    ev: Evidence | None = None,
 ) -> float:
     z = weights.intercept + sum(weights.ngrams.get(g, 0.0) for g in words)
     z += sum(w * x for w, x in zip(weights.rules, rules_view, strict=True))
+    if weights.meaning and ev is not None and ev.norm:
+        # fsum over exact integers: the same sum on every machine, whatever its BLAS
+        z += math.fsum(w * v for w, v in zip(weights.meaning, ev.meaning, strict=True)) / ev.norm
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -188,17 +252,18 @@ class LearnedMatcher:
         targeted = {f for f, (t, _, _) in ev.rules.items() if t}
         # What the words alone say is asked: keeps a rules target whatever the other models
         # say, and takes a family the rules missed in a mechanism they left free.
-        words = {f: probability(w.words_only[f], ev.ngrams) for f in REGISTRY}
+        words = {f: probability(w.words_only[f], ev.ngrams, ev=ev) for f in REGISTRY}
         sure = {f for f, p in words.items() if p >= w.add_threshold}
         sure |= targeted & ev.quoted  # a question about the user's own words is about them
-        nothing = probability(w.none, ev.ngrams, ev.overall)
+        nothing = probability(w.none, ev.ngrams, ev.overall, ev)
         if nothing >= w.none_threshold:
             kept = targeted & sure
         else:
             kept = {
                 f
                 for f in targeted
-                if f in sure or probability(w.families[f], ev.words(f), ev.rules[f]) >= w.threshold
+                if f in sure
+                or probability(w.families[f], ev.words(f), ev.rules[f], ev) >= w.threshold
             }
         taken = {REGISTRY[f].mechanism for f in kept}
         added = {f for f in sure - targeted if REGISTRY[f].mechanism not in taken}
