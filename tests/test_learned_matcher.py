@@ -158,6 +158,9 @@ def test_meaning_weights_move_a_models_probability():
     assert probability(toward, ev.ngrams, ev=ev) == pytest.approx(1 / (1 + math.exp(-5.0)))
     away = plain.model_copy(update={"meaning": tuple(-5.0 * v for v in direction)})
     assert probability(away, ev.ngrams, ev=ev) < 0.01
+    # however far a message lies from the boundary
+    assert probability(plain.model_copy(update={"intercept": -1000.0}), ev.ngrams) == 0.0
+    assert probability(plain.model_copy(update={"intercept": 1000.0}), ev.ngrams) == 1.0
 
 
 def test_the_shipped_model_on_the_part_it_was_tuned_on():

@@ -66,7 +66,7 @@ class FamilyWeights(BaseModel):
     intercept: float
     ngrams: dict[str, float]
     rules: tuple[float, float, float]  # targeted, score over the message, best in one question
-    meaning: tuple[float, ...] = ()  # over the asking sentences' meaning vector (none: unused)
+    meaning: tuple[float, ...] = ()  # over the asking sentences' meaning vector (empty: unread)
 
 
 class LearnedWeights(BaseModel):
@@ -229,6 +229,8 @@ def probability(
     if weights.meaning and ev is not None and ev.norm:
         # fsum over exact integers: the same sum on every machine, whatever its BLAS
         z += math.fsum(w * v for w, v in zip(weights.meaning, ev.meaning, strict=True)) / ev.norm
+    if z < 0:  # exp of a large positive number overflows
+        return math.exp(z) / (1.0 + math.exp(z))
     return 1.0 / (1.0 + math.exp(-z))
 
 
