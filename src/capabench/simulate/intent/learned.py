@@ -49,12 +49,11 @@ from pydantic import BaseModel, ConfigDict
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Reading
 from capabench.simulate.intent.rules import RulesMatcher, plain
+from capabench.simulate.intent.text import code_spans
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
 TOKEN_VECTORS = Path(__file__).with_name("token_vectors.npz")
 _TOKEN = re.compile(r"[a-z][a-z'/-]+")
-_FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-_INLINE = re.compile(r"`[^`\n]+`")
 # in code: a name, a short string literal, a bracket, a number
 _CODE_TOKEN = re.compile(r"[A-Za-z_]\w*|\"[^\"\n]{0,30}\"|'[^'\n]{0,30}'|[{}\[\]()]|\d+")
 _CAP = 3.0  # rules scores above this carry no more information
@@ -133,9 +132,8 @@ def code_words(message: str) -> frozenset[str]:
     """What the message's code (fenced blocks, inline spans) shows, as "c:" features: a draft's
     `return "yes" if ok else "no"` or `{"result": out}` says what a question about it asks.
     Training keeps only Python's own names among them (a task's names carry no family)."""
-    spans = _FENCED.findall(message) + _INLINE.findall(_FENCED.sub(" ", message))
     words = set()
-    for span in spans:
+    for span in code_spans(message):
         for token in _CODE_TOKEN.findall(span.strip("`~")):
             token = token.lower()
             words.add(f"c:str:{token[1:-1].strip()}" if token[0] in "\"'" else f"c:{token}")
@@ -193,15 +191,14 @@ def evidence(message: str) -> Evidence:
         if q.best is not None:
             best[q.best.family] = max(best.get(q.best.family, 0.0), q.best.score)
     # An elliptical question is read with what it refers back to, as the rules read it.
-    texts = [plain(f"{q.context} {q.text}" if q.refers_back else q.text) for q in asked]
+    read = [q.as_read for q in asked]
+    texts = [plain(text) for text in read]
     own: dict[str, list[str]] = {}
     for text, q in zip(texts, reading.questions, strict=True):
         for f in q.targets:
             own.setdefault(f, []).append(text)
     asking = _folded(" ".join(q.text for q in asked))
-    summed, norm = meaning(
-        " ".join(f"{q.context} {q.text}" if q.refers_back else q.text for q in asked)
-    )
+    summed, norm = meaning(" ".join(read))
     return Evidence(
         meaning=summed,
         norm=norm,

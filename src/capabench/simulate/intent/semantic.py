@@ -95,7 +95,7 @@ class SemanticMatcher:
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         asked = questions_of(message)
-        texts = [f"{q.context} {q.text}".strip() if q.refers_back else q.text for q in asked]
+        texts = [q.as_read for q in asked]
         readings = []
         for question, found in zip(asked, self.candidates(texts), strict=True):
             readings.append(

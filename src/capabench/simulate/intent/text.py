@@ -129,10 +129,23 @@ class Question:
             or len(self.text.split()) <= 5
         )
 
+    @property
+    def as_read(self) -> str:
+        """The sentence as the matchers read it: with what it refers back to, if it does."""
+        return f"{self.context} {self.text}".strip() if self.refers_back else self.text
+
 
 def prose(message: str) -> str:
     """The message without its code blocks (a blank line where each was)."""
     return _FENCED.sub("\n\n", message)
+
+
+_CODE_SPAN = re.compile(r"`[^`\n]+`")  # inline code with something in it
+
+
+def code_spans(message: str) -> list[str]:
+    """The message's code: its fenced blocks, then the inline spans outside them."""
+    return _FENCED.findall(message) + _CODE_SPAN.findall(_FENCED.sub(" ", message))
 
 
 def _protect(text: str) -> str:
