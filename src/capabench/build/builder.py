@@ -19,7 +19,14 @@ from capabench.benchmark import Benchmark
 from capabench.build.consistency import inconsistencies
 from capabench.build.design import DEFAULT_DESIGN, Design, design
 from capabench.build.dialogue import STRATEGIES, resolve
-from capabench.build.request import choose_cues, leaks, render_request, rewrite_request, signature
+from capabench.build.request import (
+    choose_cues,
+    controlled,
+    leaks,
+    render_request,
+    rewrite_request,
+    signature,
+)
 from capabench.build.session import NotApplicable, make_hidden, violations
 from capabench.conventions import REGISTRY, Family, Shape
 from capabench.judge.sandbox import SandboxPool, default_pool
@@ -66,7 +73,7 @@ def _with_request(
     hidden = make_hidden(shape, choices, session_id, pool)
     task = shape.task
     cues = choose_cues(user.slots, random.Random(f"capa-request:{seed}:{cell}:{task.id}"))
-    request = render_request(task, user.profile, cues)
+    request = render_request(controlled(task, user.slots, pool), user.profile, cues)
     if models.generator is not None:
         rewritten = rewrite_request(
             models.generator, request, task, user.profile, user.slots, cues, hidden.tests

@@ -1,5 +1,6 @@
 """Stage 1: the initial request, in the user's voice. It states the task's behaviour and
-leaves the conventions to cues or to silence, as their mechanisms dictate."""
+leaves the conventions to cues or to silence, as their mechanisms dictate; what they decide
+is left out or put in words true under every alternative (information.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,15 @@ import ast
 import inspect
 import random
 import re
+from dataclasses import dataclass
 
+from capabench.build import information
+from capabench.build.examples import find
+from capabench.build.information import Decided
+from capabench.build.replay import record_calls
 from capabench.conventions import REGISTRY
-from capabench.conventions.shape import entry_def
+from capabench.conventions.shape import Call, entry_def
+from capabench.judge.sandbox import SandboxPool
 from capabench.models import ChatModel, Message
 from capabench.records import Profile, Slot, Task
 
@@ -46,6 +53,37 @@ def signature(task: Task) -> str:
     return f"def {task.entry_point}({ast.unparse(fn.args)}){returns}"
 
 
+@dataclass(frozen=True)
+class Controlled:
+    """The task as a session's request may show it: its behaviour, and how the function is
+    introduced (a signature or words), under the session's information control."""
+
+    description: str
+    function: str
+
+
+def controlled(task: Task, slots: tuple[Slot, ...], pool: SandboxPool | None = None) -> Controlled:
+    """Stage 1's information control for one session (build/information.py): each example
+    that shows what a convention decides is worded with the task reference's own result."""
+    text = description(task)
+    fn = entry_def(task)
+    params = tuple(a.arg for a in fn.args.args)
+    decided = Decided.of(slots)
+    examples, _ = find(text, [task.entry_point], params)
+    wanted = [i for i, e in enumerate(examples) if decided.touches(e) and not decided.governed(e)]
+    outcomes: dict[int, object] = {}
+    if wanted:
+        calls = [Call(examples[i].args, examples[i].kwargs) for i in wanted]
+        records = record_calls(task.reference_code, task.entry_point, calls, pool) or []
+        outcomes = {
+            i: r.returned for i, r in zip(wanted, records, strict=False) if r.raised is None
+        }
+    return Controlled(
+        information.controlled(text, examples, outcomes, decided, task, params),
+        information.function_line(task, decided, fn),
+    )
+
+
 def choose_cues(slots: tuple[Slot, ...], rng: random.Random) -> list[str]:
     """One cue per convention whose mechanism voices it; an empty cue means silence this time."""
     cues = []
@@ -57,9 +95,9 @@ def choose_cues(slots: tuple[Slot, ...], rng: random.Random) -> list[str]:
     return cues
 
 
-def render_request(task: Task, profile: Profile, cues: list[str]) -> str:
+def render_request(shown: Controlled, profile: Profile, cues: list[str]) -> str:
     parts = [
-        profile.opening.format(task=description(task), signature=signature(task)),
+        profile.opening.format(task=shown.description, signature=shown.function),
         *(profile.cue.format(cue=cue) for cue in cues),
         profile.closing,
     ]
@@ -70,7 +108,9 @@ INFORMATION_CONTROL_PROMPT = """You rewrite a coding request the way one particu
 
 The user: {expertise} programmer, {verbosity}, tone: {tone}.
 
-Keep, in substance, what the function must do and its examples, and name the function {name}.
+Keep, in substance, what the function must do and every example, in the form it is written
+(an example written in words stays in words: it leaves open on purpose how the result is
+represented). {naming}
 Keep these phrases word for word; they are how this user hints at their habits: {cues}
 Never mention, hint at or paraphrase any of the following. They are this user's unstated habits,
 which the assistant must learn from earlier sessions or ask about:
@@ -99,14 +139,19 @@ def rewrite_request(
         expertise=profile.expertise,
         verbosity=profile.verbosity,
         tone=profile.tone,
-        name=task.entry_point,
+        naming=(
+            "Don't name the function; describe it as the request does."
+            if Decided.of(slots).name
+            else f"Name the function {task.entry_point}."
+        ),
         cues="; ".join(f'"{c}"' for c in cues) or "(none)",
         hidden=hidden,
         request=request,
     )
     text = model.complete([Message(role="user", content=prompt)]).text.strip()
     lowered = text.lower()
-    if not text or task.entry_point not in text or any(c.lower() not in lowered for c in cues):
+    named = Decided.of(slots).name or task.entry_point in text
+    if not text or not named or any(c.lower() not in lowered for c in cues):
         return None
     if leaks(text, slots, hidden_tests):
         return None

@@ -6,25 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from capabench.build.contradictions import contradictions
+from capabench.build.replay import record_calls
 from capabench.conventions import REGISTRY, compose, hidden_calls
 from capabench.conventions.compose import context
-from capabench.conventions.hidden_tests import Case, literal, render
+from capabench.conventions.hidden_tests import Case, render
 from capabench.conventions.shape import Shape
-from capabench.judge import judge, judge_recorded
+from capabench.judge import judge
 from capabench.judge.sandbox import SandboxPool
 from capabench.records import Session
-
-_DRIVER = """CALLS = [
-{rows}]
-
-
-def check(candidate):
-    for args, kwargs in CALLS:
-        try:
-            candidate(*args, **kwargs)
-        except Exception:
-            pass
-"""
 
 
 @dataclass(frozen=True)
@@ -43,14 +33,9 @@ def make_hidden(
 ) -> Hidden:
     composed = compose(shape, choices)
     calls = hidden_calls(shape, choices)
-    driver = _DRIVER.format(
-        rows="".join(f"    ({literal(c.args)}, {literal(c.kwargs)}),\n" for c in calls)
-    )
-    verdict, records = judge_recorded(composed.code, driver, composed.public_name, pool=pool)
-    if not verdict.passed or len(records) != len(calls):
-        raise NotApplicable(
-            f"the composed reference does not run: {verdict.status}: {verdict.detail[:200]}"
-        )
+    records = record_calls(composed.code, composed.public_name, calls, pool)
+    if records is None:
+        raise NotApplicable("the composed reference does not run on its hidden calls")
     cases = []
     for call, record in zip(calls, records, strict=True):
         if record.raised is not None and not call.probe:
@@ -93,4 +78,4 @@ def violations(session: Session, shape: Shape, pool: SandboxPool | None = None) 
             found.append(f"{session.id}: not discriminating: {slot.family} ignored also passes")
     if judge(session.original, session.hidden_tests, session.entry_point, pool=pool).passed:
         found.append(f"{session.id}: the plain original solution passes")
-    return found
+    return found + contradictions(session, shape, pool)

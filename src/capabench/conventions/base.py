@@ -105,6 +105,25 @@ class Family:
     def applies(self, shape: Shape) -> bool:
         return True
 
+    # Stage 1's information control: how a request shows an example's information in words
+    # true under every alternative, once this family decides part of what the example shows.
+    def describe_result(self, value: object, text: str) -> str:
+        """`text` (the inner layers' wording of `value`) as this layer leaves it."""
+        return text
+
+    def reword(self, text: str) -> str:
+        """The task's prose with what this layer decides put in words true under every
+        alternative (a yes/no layer: "return True if..." says yes)."""
+        return text
+
+    def describe_input(self, value: object) -> str | None:
+        """An input layer's wording of the argument it decides; None: it doesn't decide it."""
+        return None
+
+    def governs(self, args: tuple) -> bool:
+        """A validation layer: whether these inputs are the very case it decides."""
+        return False
+
     def alternative(self, alt_id: str) -> Alternative:
         for alt in self.alternatives:
             if alt.id == alt_id:

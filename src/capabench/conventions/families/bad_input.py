@@ -102,6 +102,9 @@ class BadInput(Family):
         ),
     )
 
+    def governs(self, args):
+        return bool(args) and args[0] is None
+
     def applies(self, shape):
         kinds = {type(o) for o in shape.outputs}
         return (

@@ -99,6 +99,9 @@ class CleanText(Family):
         ),
     )
 
+    def describe_result(self, value, text):
+        return f"the text {value!r}, given back clean" if isinstance(value, str) else text
+
     def applies(self, shape):
         transforms = {"upper": str.upper, "title": str.title}
         return shape.all_outputs(str) and tells_apart(shape.outputs, transforms)

@@ -118,5 +118,8 @@ class Envelope(Family):
         ),
     )
 
+    def describe_result(self, value, text):
+        return f"{text}, returned the way we agreed"
+
     def wrap(self, alt, inner, ctx):
         return same_signature("_enveloped", inner, _BODIES[alt])

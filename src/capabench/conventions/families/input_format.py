@@ -127,6 +127,15 @@ class InputFormat(Family):
         ),
     )
 
+    def describe_input(self, value):
+        if not isinstance(value, list):
+            return None
+        if not value:
+            return "no numbers"
+        words = [repr(v) for v in value]
+        head = ", ".join(words[:-1]) + " and " if len(words) > 1 else ""
+        return "the numbers " + head + words[-1]
+
     def applies(self, shape):
         firsts = shape.first_args()
         numbers = (int, float)

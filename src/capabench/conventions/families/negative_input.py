@@ -89,6 +89,9 @@ class NegativeInput(Family):
         ),
     )
 
+    def governs(self, args):
+        return bool(args) and type(args[0]) is int and args[0] < 0
+
     def applies(self, shape):
         firsts = shape.first_args()
         return (

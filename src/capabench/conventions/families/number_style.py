@@ -127,6 +127,9 @@ class NumberStyle(Family):
         ),
     )
 
+    def describe_result(self, value, text):
+        return f"the number {value}" if type(value) is int else text
+
     def applies(self, shape):
         return shape.all_outputs(int) and all(abs(o) < 10**12 for o in shape.outputs)
 

@@ -90,6 +90,9 @@ class Serialized(Family):
         ),
     )
 
+    def describe_result(self, value, text):
+        return f"{text}, in the format we settled on"
+
     def applies(self, shape):
         # The two must differ on some output (they agree on ints and lists of ints).
         return shape.json_outputs() and any(json.dumps(out) != repr(out) for out in shape.outputs)

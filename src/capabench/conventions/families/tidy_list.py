@@ -123,6 +123,15 @@ class TidyList(Family):
         ),
     )
 
+    def describe_result(self, value, text):
+        if not isinstance(value, list):
+            return text
+        if not value:
+            return "an empty list"
+        distinct = list(dict.fromkeys(repr(v) for v in value))
+        shown = ", ".join(distinct[:-1]) + (" and " if len(distinct) > 1 else "") + distinct[-1]
+        return f"a tidy list of {shown}"
+
     def applies(self, shape):
         if not shape.all_outputs(list):
             return False

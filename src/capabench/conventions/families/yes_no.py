@@ -1,3 +1,5 @@
+import re
+
 from capabench.conventions.base import (
     Alternative,
     Family,
@@ -95,6 +97,14 @@ class YesNo(Family):
         Alternative("letters", 'A plain yes/no is "Y" or "N".', ('"Y"',)),
         Alternative("digits", "A plain yes/no is the integer 1 or 0.", ("integer 1",)),
     )
+
+    def reword(self, text):
+        return re.sub(
+            r"\b(?:True|true|TRUE)\b", "yes", re.sub(r"\b(?:False|false|FALSE)\b", "no", text)
+        )
+
+    def describe_result(self, value, text):
+        return ("yes" if value else "no") if isinstance(value, bool) else text
 
     def applies(self, shape):
         return shape.all_outputs(bool)
