@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,13 @@ class Shape:
         except (TypeError, ValueError):
             return False
         return True
+
+    def states(self, pattern: str) -> bool:
+        """Whether the task's own description says something `pattern` finds: a family whose
+        alternatives would override what the task states (its result's order, its letter
+        case) can't apply, or the request would state what the hidden tests reject."""
+        text = ast.get_docstring(entry_def(self.task)) or ""
+        return re.search(pattern, text, re.IGNORECASE) is not None
 
     @property
     def simple_params(self) -> bool:

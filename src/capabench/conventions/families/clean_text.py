@@ -104,7 +104,11 @@ class CleanText(Family):
 
     def applies(self, shape):
         transforms = {"upper": str.upper, "title": str.title}
-        return shape.all_outputs(str) and tells_apart(shape.outputs, transforms)
+        return (
+            shape.all_outputs(str)
+            and not shape.states(r"\b(?:upper|lower|capital|case)")
+            and tells_apart(shape.outputs, transforms)
+        )
 
     def wrap(self, alt, inner, ctx):
         return same_signature("_clean", inner, _BODIES[alt])

@@ -128,9 +128,12 @@ class TidyList(Family):
             return text
         if not value:
             return "an empty list"
-        distinct = list(dict.fromkeys(repr(v) for v in value))
+        try:
+            distinct = [repr(v) for v in sorted(set(value))]
+        except TypeError:  # values without an order or a hash: as they first appear
+            distinct = list(dict.fromkeys(repr(v) for v in value))
         shown = ", ".join(distinct[:-1]) + (" and " if len(distinct) > 1 else "") + distinct[-1]
-        return f"a tidy list of {shown}"
+        return f"a tidy list made of {shown}"
 
     def applies(self, shape):
         if not shape.all_outputs(list):
