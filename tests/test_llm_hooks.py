@@ -10,7 +10,8 @@ import pytest
 from capabench.build.builder import Models, _with_consistent_trace, build_cell
 from capabench.build.consistency import inconsistencies
 from capabench.build.design import design
-from capabench.build.request import choose_cues, render_request, rewrite_request
+from capabench.build.information import Decided
+from capabench.build.request import choose_cues, controlled, render_request, rewrite_request
 from capabench.conventions import REGISTRY
 from capabench.judge.spy import spy_tasks
 from capabench.models import ScriptedModel, make_model
@@ -34,7 +35,7 @@ def test_make_model_resolves_specs(tmp_path):
         make_model("nope/x")
 
 
-def test_rewrite_is_kept_only_when_it_follows_the_information_control(session):
+def test_rewrite_is_kept_only_when_it_follows_the_information_control(session, pool):
     import random
 
     from capabench.profiles import PROFILES_BY_ID
@@ -42,7 +43,7 @@ def test_rewrite_is_kept_only_when_it_follows_the_information_control(session):
     task = next(t for t in load_humaneval() if t.id == session.task_id)
     profile = PROFILES_BY_ID[session.profile_id]
     cues = choose_cues(session.slots, random.Random(0))
-    template = render_request(task, profile, cues)
+    template = render_request(controlled(task, session.slots, pool), profile, cues)
 
     def rewrite(text, model=None):
         model = model or ScriptedModel([text])
@@ -60,7 +61,8 @@ def test_rewrite_is_kept_only_when_it_follows_the_information_control(session):
         alt.statement in sent for s in session.slots for alt in REGISTRY[s.family].alternatives
     )
     assert rewrite(good + " " + session.slots[0].statement) is None  # leaks a statement
-    assert rewrite("write the thing. " + " ".join(cues)) is None  # drops the function
+    if not Decided.of(session.slots).name:  # a name the conventions don't decide must stay
+        assert rewrite("write the thing. " + " ".join(cues)) is None
     if cues:
         assert rewrite(f"write {task.entry_point}.") is None  # drops the user's cue
 
@@ -81,6 +83,14 @@ def test_generator_model_rewrites_requests_and_validators_still_pass(pool):
         s.request.startswith("Rewritten by the generator.") for s in sessions
     )
     assert len(generator.calls) >= 10
+
+    def contradicting(messages):  # an example nobody's reference gives
+        return rewrite(messages) + "\n>>> f(12345)\n'not the answer'\n"
+
+    _, _, kept, _ = build_cell(
+        0, profile_id, pair, shapes, 0, pool, Models(generator=ScriptedModel(contradicting))
+    )
+    assert kept and not any(s.request.startswith("Rewritten by the generator.") for s in kept)
 
 
 def test_user_model_phrasing_is_kept_only_when_faithful(session, pool):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import capabench
 from capabench.benchmark import Benchmark
 from capabench.build.consistency import inconsistencies
+from capabench.build.contradictions import contradictions
 from capabench.build.design import DEFAULT_DESIGN, Design, design
 from capabench.build.dialogue import STRATEGIES, resolve
 from capabench.build.request import (
@@ -74,12 +75,7 @@ def _with_request(
     task = shape.task
     cues = choose_cues(user.slots, random.Random(f"capa-request:{seed}:{cell}:{task.id}"))
     request = render_request(controlled(task, user.slots, pool), user.profile, cues)
-    if models.generator is not None:
-        rewritten = rewrite_request(
-            models.generator, request, task, user.profile, user.slots, cues, hidden.tests
-        )
-        request = rewritten or request
-    return Session(
+    draft = Session(
         id=session_id,
         user_id=user.id,
         profile_id=user.profile.id,
@@ -96,6 +92,16 @@ def _with_request(
         reference=hidden.reference,
         original=task.reference_code,
     )
+    if models.generator is None:
+        return draft
+    rewritten = rewrite_request(
+        models.generator, request, task, user.profile, user.slots, cues, hidden.tests
+    )
+    if rewritten is None:
+        return draft
+    # An LLM's rewrite that states what the hidden tests reject keeps the template's request.
+    candidate = draft.model_copy(update={"request": rewritten})
+    return draft if contradictions(candidate, shape, pool) else candidate
 
 
 def _with_consistent_trace(
