@@ -112,7 +112,7 @@ class Runner:
             stream = executor.map(
                 spec,
                 [(s.id, cond, epoch) for s, cond, epoch in jobs],
-                in_flight=sessions_in_flight(c.concurrency),
+                in_flight=sessions_in_flight(c.concurrency, c.model),
             )
             for outcome in bug_last(stream, "a session"):
                 self.nodes[outcome.node] += outcome.result is not None
@@ -135,11 +135,15 @@ class Runner:
             progress(result)
 
 
-def sessions_in_flight(calls: int) -> int:
+def sessions_in_flight(calls: int, model: str = "") -> int:
     """Sessions played at once for `calls` model calls in flight (--concurrency): a session
     that is being judged, or between calls, holds no call slot, so a quarter more sessions
     keep the endpoint's slots busy; each worker's client still opens at most its share of
-    `calls` (models.policy's per-endpoint limit)."""
+    `calls` (models.policy's per-endpoint limit). A local model keeps one dialogue's state
+    (its KV cache) per instance: sessions taking turns on it would each evaluate their
+    whole dialogue again at every turn, so it plays exactly `calls` at once."""
+    if is_local(model):
+        return calls
     return calls + max(1, calls // 4)
 
 
@@ -168,7 +172,7 @@ class SessionSpec:
             # its share of the calls: never more than --concurrency over all workers
             options=replace(
                 self.config.options,
-                concurrency=max(1, threads * calls // sessions_in_flight(calls)),
+                concurrency=max(1, threads * calls // sessions_in_flight(calls, self.config.model)),
             ),
         )
         if self.isolation == "bwrap" and not bwrap_available()[0]:

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from capabench import interrupt
 from capabench.executors.base import Outcome, WorkerSpec, WorkerStartError
 
 
@@ -78,7 +79,9 @@ class LocalExecutor:
             if failure:
                 yield failure
         except BaseException:
-            # Ctrl-C (or the consumer stopped): drop the queued jobs, keep those in flight.
+            # Ctrl-C (or the consumer stopped): drop the queued jobs, keep those in flight,
+            # and ask the ones stuck in a long call (a local model's generation) to stop.
+            interrupt.request()
             ex.shutdown(wait=True, cancel_futures=True)
             for job, future in _drain(finished):
                 if not future.cancelled() and future.exception() is None:
@@ -86,6 +89,7 @@ class LocalExecutor:
             raise
         finally:
             ex.shutdown(wait=True, cancel_futures=True)
+            interrupt.clear()
             worker.close()
 
     def _processes(self, spec, jobs, in_flight) -> Iterator[Outcome]:

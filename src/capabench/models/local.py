@@ -8,8 +8,12 @@ import hashlib
 import importlib
 import os
 import threading
+import time
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
+from capabench import interrupt
 from capabench.models.base import Completion, Message, ModelOptions, register
 from capabench.models.errors import InfraError
 from capabench.paths import cache_dir
@@ -70,7 +74,7 @@ class LocalModel:
         threads: int | None = None,
     ) -> None:
         try:
-            from llama_cpp import Llama
+            from llama_cpp import Llama, StoppingCriteriaList
         except ImportError:
             raise LocalModelError(
                 "local models need llama-cpp-python: pip install 'capabench[local]'"
@@ -79,13 +83,20 @@ class LocalModel:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self._lock = threading.Lock()
+        self.threads = threads or default_threads()
+        started = time.perf_counter()
         self.llm = Llama(
             model_path=str(path),
             n_ctx=n_ctx,
-            n_threads=threads or os.cpu_count(),
+            n_threads=self.threads,
+            n_threads_batch=self.threads,
             seed=0,
             verbose=False,
         )
+        self.load_s = time.perf_counter() - started
+        self.last = CallTimings()
+        self._stop_on_interrupt = StoppingCriteriaList([_stop_on_interrupt_fn])
+        warn_missing_simd()
 
     def complete(
         self,
@@ -96,6 +107,10 @@ class LocalModel:
         stop: tuple[str, ...] = (),
     ) -> Completion:
         with self._lock:
+            if interrupt.requested():
+                raise interrupt.Interrupted(f"{self.name}: interrupted")
+            before = self._perf()
+            started = time.perf_counter()
             try:
                 response = self.llm.create_chat_completion(
                     messages=[m.model_dump() for m in messages],
@@ -112,9 +127,14 @@ class LocalModel:
                         if json_object
                         else None
                     ),
+                    # Ctrl-C ends a generation at its next token, not after max_tokens.
+                    stopping_criteria=self._stop_on_interrupt,
                 )
             except ValueError as exc:  # e.g. the dialogue outgrew the context window
                 raise InfraError(f"{self.name}: {exc}", retryable=False) from None
+            if interrupt.requested():
+                raise interrupt.Interrupted(f"{self.name}: interrupted")
+            self.last = self._perf().since(before, time.perf_counter() - started)
         usage = response.get("usage", {})
         return Completion(
             text=response["choices"][0]["message"]["content"] or "",
@@ -122,6 +142,81 @@ class LocalModel:
             input_tokens=usage.get("prompt_tokens", 0),
             output_tokens=usage.get("completion_tokens", 0),
             model=self.name,
+        )
+
+    def _perf(self) -> CallTimings:
+        """llama.cpp's own counters (cumulative since the context was made)."""
+        import llama_cpp
+
+        data = llama_cpp.llama_perf_context(self.llm.ctx)
+        return CallTimings(
+            prompt_tokens=data.n_p_eval,
+            prompt_s=data.t_p_eval_ms / 1000,
+            generated_tokens=data.n_eval,
+            generate_s=data.t_eval_ms / 1000,
+        )
+
+
+@dataclass(frozen=True)
+class CallTimings:
+    """Where one call's time went: the prompt tokens llama.cpp evaluated (only those past the
+    dialogue's common prefix with the previous call, whose state it keeps) and generation."""
+
+    prompt_tokens: int = 0
+    prompt_s: float = 0.0
+    generated_tokens: int = 0
+    generate_s: float = 0.0
+    total_s: float = 0.0
+
+    def since(self, before: CallTimings, total_s: float) -> CallTimings:
+        return CallTimings(
+            self.prompt_tokens - before.prompt_tokens,
+            self.prompt_s - before.prompt_s,
+            self.generated_tokens - before.generated_tokens,
+            self.generate_s - before.generate_s,
+            total_s,
+        )
+
+
+def default_threads() -> int:
+    """llama.cpp's threads spin while they wait for each other: one more than there are free
+    cores and every token waits on a descheduled thread. The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _stop_on_interrupt_fn(_ids, _logits) -> bool:
+    return interrupt.requested()
+
+
+_SIMD = {"avx2": "AVX2", "fma": "FMA", "f16c": "F16C", "avx512f": "AVX512"}
+_warned: list[str] = []
+
+
+def missing_simd() -> list[str]:
+    """The machine's SIMD extensions that llama.cpp's CPU kernels in use don't have (a
+    portable build on a machine that has them runs several times slower)."""
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return []
+    return [name for flag, name in _SIMD.items() if flag in flags and f"{name} = 1" not in info]
+
+
+def warn_missing_simd() -> None:
+    missing = missing_simd()
+    if missing and not _warned:
+        _warned.append("yes")
+        warnings.warn(
+            f"llama.cpp was built without {', '.join(missing)}, which this CPU has: rebuild it "
+            "for this machine (CMAKE_ARGS=-DGGML_NATIVE=ON pip install --force-reinstall "
+            "--no-cache-dir llama-cpp-python)",
+            stacklevel=2,
         )
 
 
