@@ -87,15 +87,23 @@ def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env | (extra or {})
 
 
-def _run(args: list[str], *, cwd: Path, env: dict[str, str], stdin: str | None = None):
-    return subprocess.run(
+def _run(
+    args: list[str], *, cwd: Path, env: dict[str, str], stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Bytes in and out, decoded without newline translation: a CRLF file's patch keeps its
+    carriage returns (text mode would drop them)."""
+    proc = subprocess.run(
         ["git", *_config_args(), *args],
         cwd=cwd,
         env=env,
-        input=stdin,
+        input=None if stdin is None else stdin.encode("utf-8", "surrogateescape"),
         capture_output=True,
-        text=True,
-        errors="replace",
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
     )
 
 
@@ -119,7 +127,12 @@ def checkout(repo: Path, commit: str, dest: Path, *, hardlinks: bool = True) -> 
 
 
 def apply_patch(work: Path, patch: str) -> str:
-    """Apply a unified diff; '' on success, else why not."""
+    """Apply a unified diff; '' on success, else why not. The .gitattributes it adds or
+    changes decide nothing about how it applies (the checkout's git dir overrides them)."""
+    info = work / ".git" / "info"
+    if info.parent.is_dir() and not info.parent.is_symlink():
+        info.mkdir(exist_ok=True)
+        (info / "attributes").write_text(NEUTRAL_ATTRIBUTES)
     proc = _run(["apply", "--whitespace=nowarn", "-"], cwd=work, env=git_env(), stdin=patch)
     return "" if proc.returncode == 0 else proc.stderr.strip()[:500]
 

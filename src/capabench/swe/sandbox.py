@@ -247,9 +247,10 @@ def bwrap_argv(
     exposed = [*expose, prefix] if os.geteuid() == 0 else list(expose)
     wrap = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     wrap += ["--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    # The private /tmp first: an exposed path under the host's /tmp shows through it.
+    wrap += ["--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--tmpfs", "/var/tmp"]
     wrap += _mounts(exposed, [*private_paths(), *hide])
     wrap += ["--proc", "/proc", "--dev", "/dev"]
-    wrap += ["--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--tmpfs", "/var/tmp"]
     for path in writable:
         wrap += ["--bind", str(path), str(path)]
     for path in readonly:
