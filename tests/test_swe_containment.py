@@ -292,7 +292,7 @@ def host(tmp_path):
     }
     for name, value in values.items():
         code = code.replace(name, repr(value))
-    command = f"python - <<'PROBE'\n{code}\nPROBE"
+    command = f"python3 - <<'PROBE'\n{code}\nPROBE"
     try:
         yield secret, command
     finally:
@@ -448,3 +448,25 @@ def test_one_bwrap_binary_checked_by_running_it(monkeypatch, tmp_path):
     ok, why = sandbox._check()
     assert not ok and str(broken) in why
     assert sandbox.bwrap_argv(["true"], writable=[], chdir=tmp_path)[0] == str(broken)
+
+
+def test_the_dashboard_never_pools_contained_and_uncontained_runs():
+    from capabench.swe.records import AgentSetup
+    from capabench.swe.store import RunSummary
+    from capabench.swe.views.dashboard import _arms
+
+    def run(run_id: str, containment: str, asked: bool) -> RunSummary:
+        setup = AgentSetup(
+            containment=containment, network="none" if containment == "bwrap" else "host"
+        )
+        return RunSummary.model_construct(
+            run_id=run_id, model="m", runner="builtin", condition="ambiguous",
+            stop_reason="completed", asked=asked, asks=[], warnings=[], setup=setup,
+        )  # fmt: skip
+
+    arms = _arms([run("a", "bwrap", True), run("b", "none", False), run("c", "bwrap", True)], {})
+    by = {a["containment"]: a for a in arms}
+    assert set(by) == {"bwrap", "none"}  # one model, two arms
+    assert by["bwrap"]["cells"]["ambiguous"]["ask"] == "2/2"
+    assert by["none"]["cells"]["ambiguous"]["ask"] == "0/1"
+    assert by["bwrap"]["network"] == "none" and by["none"]["network"] == "host"
