@@ -209,7 +209,7 @@ attempt("rootdir", lambda: has(ROOTFILE, SECRET))
 attempt("tcp", lambda: talk(socket.AF_INET, ("127.0.0.1", PORT)))
 attempt("abstract", lambda: talk(socket.AF_UNIX, "\0" + ABSTRACT))
 attempt("runsock", lambda: talk(socket.AF_UNIX, RUNSOCK))
-attempt("dns", lambda: socket.getaddrinfo("example.com", 80)[0][4][0] and "FOUND")
+attempt("dns", lambda: socket.getaddrinfo(DNSNAME, 443)[0][4][0] and "FOUND")
 attempt("gold", lambda: has(GOLD, SECRET))
 attempt("package", lambda: has(PACKAGE, "LIBRARIES"))
 attempt("store", lambda: has(STORE, SECRET))
@@ -289,6 +289,7 @@ def host(tmp_path):
         "PID": process.pid,
         "ROOTFILE": str(root_file),
         "SECRET": secret,
+        "DNSNAME": DNS_NAME,
     }
     for name, value in values.items():
         code = code.replace(name, repr(value))
@@ -310,13 +311,22 @@ def _results(output: str) -> dict[str, str]:
 
 
 ESCAPES = ("tcp", "abstract", "gold", "package", "store", "proc", "environ")
+DNS_NAME = "pypi.org"
+
+
+def _host_resolves() -> bool:
+    try:
+        return bool(socket.getaddrinfo(DNS_NAME, 443))
+    except OSError:
+        return False
 
 
 def _check(found: dict[str, str], secret: str, *, contained: bool) -> None:
     escapes = list(ESCAPES) + (["shadow", "rootdir", "runsock"] if os.geteuid() == 0 else [])
+    escapes += ["dns"] if _host_resolves() else []  # a host without DNS has no control
     if contained:
         assert found["uid"] == str(sandbox.AGENT_ID)
-        for name in [*escapes, "dns"]:
+        for name in {*escapes, "dns"}:
             assert not found[name].startswith(("FOUND", "service")), f"{name}: {found[name]}"
     else:  # the control: every probe works on the host
         for name in escapes:
@@ -472,3 +482,52 @@ def test_the_dashboard_never_pools_contained_and_uncontained_runs():
     assert by["bwrap"]["cells"]["ambiguous"]["ask"] == "2/2"
     assert by["none"]["cells"]["ambiguous"]["ask"] == "0/1"
     assert by["bwrap"]["network"] == "none" and by["none"]["network"] == "host"
+
+
+@requires_claude
+def test_claude_counts_every_model_reply_as_a_turn_empty_ones_too(repo):
+    from capabench.swe.agents.claude import ClaudeRunner
+    from capabench.testing.fake_anthropic import (
+        FakeAnthropic,
+        is_agent_turn,
+        text,
+        tool,
+        tool_results,
+    )
+
+    def script(body):  # a tool call, then empty replies (no SDK message for them)
+        if not tool_results(body):
+            return [tool("Bash", command="echo a > a.txt", description="write")]
+        return [text("")]
+
+    with Workspace(*repo) as ws, FakeAnthropic(script) as server:
+        outcome = ClaudeRunner("claude-fake", base_url=server.base_url).run(_task(repo[1]), ws)
+        replies = [b for b in server.requests if is_agent_turn(b)]
+    assert outcome.stop_reason == "completed", outcome.error
+    assert outcome.turns == len(replies) and len(replies) >= 2
+
+
+def test_grading_runs_contained_with_the_checkout_writable_and_its_git_dir_not(repo, tmp_path):
+    """The local grader's test runs (repositories' own code) go through the same sandbox:
+    `run_contained` (and `sandboxed`, which the grader uses)."""
+    work = tmp_path / "work"
+    checkout(repo[0], repo[1], work)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    script = (
+        "id -u; echo ok > written.txt; (echo bad > .git/evil) 2>/dev/null || echo git-read-only; "
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 1), 2)\" 2>/dev/null "
+        "|| echo no-network"
+    )
+    code, output = sandbox.run_contained(
+        ["/bin/sh", "-c", script],
+        work=work,
+        tmp=scratch,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout_s=60,
+    )
+    assert code == 0, output
+    assert output.split() == [str(sandbox.AGENT_ID), "git-read-only", "no-network"]
+    assert (work / "written.txt").read_text() == "ok\n" and not (work / ".git" / "evil").exists()
+    with pytest.raises(ValueError, match="egress"):
+        sandbox.bwrap_argv(["true"], writable=[], chdir=work, network=True)

@@ -232,13 +232,22 @@ def bwrap_argv(
     expose: Iterable[Path] = (),
     readonly: Iterable[Path] = (),
     binds: Iterable[tuple[Path, str]] = (),
+    writable_at: Iterable[tuple[Path, str]] = (),
     hide: Iterable[Path] = (),
+    network: bool = False,
 ) -> list[str]:
     """`argv` inside the agent's sandbox (module docstring). `writable`: bound read-write
-    at their own paths (they must be the sandbox user's: `give`); `readonly`: paths under
-    them kept read-only (a grader's .git); `expose`: host paths readable at their own paths;
-    `binds`: (host path, path inside) read-only, for capabench's helpers; `hide`: masked
-    besides `private_paths()`."""
+    at their own paths (they must be the sandbox user's: `give`); `writable_at`: (host
+    path, path inside) read-write, mounted last (a graded checkout over an environment's
+    installed one); `readonly`: paths under them kept read-only (a grader's .git);
+    `expose`: host paths readable at their own paths; `binds`: (host path, path inside)
+    read-only, for capabench's helpers; `hide`: masked besides `private_paths()`.
+    `network`: kept for callers of the old signature; only False (the sandbox always has a
+    network namespace of its own: a CLI's way out is swe.egress)."""
+    if network:
+        raise ValueError(
+            "no sandbox shares the host's network: reach an endpoint through swe.egress"
+        )
     bwrap = bwrap_binary() or "bwrap"
     writable = [Path(p) for p in writable]
     readonly = [Path(p) for p in readonly if Path(p).exists()]
@@ -257,6 +266,9 @@ def bwrap_argv(
         wrap += ["--ro-bind", str(path), str(path)]
     for src, dest in binds:
         wrap += ["--ro-bind", str(src), dest]
+    writable_at = [(Path(src), dest) for src, dest in writable_at]
+    for src, dest in writable_at:
+        wrap += ["--bind", str(src), dest]
     # Host directories (they exist, with the host's modes); /tmp is a tmpfs, made here.
     mounted = [*SYSTEM_RO, "/proc", "/dev", *map(str, writable)]
     mounted += [str(Path(p).resolve()) for p in exposed if os.path.exists(p)]
