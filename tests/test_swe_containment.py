@@ -532,3 +532,24 @@ def test_grading_runs_contained_with_the_checkout_writable_and_its_git_dir_not(r
     assert (work / "written.txt").read_text() == "ok\n" and not (work / ".git" / "evil").exists()
     with pytest.raises(ValueError, match="egress"):
         sandbox.bwrap_argv(["true"], writable=[], chdir=work, network=True)
+
+
+def test_a_checkout_mounted_elsewhere_is_writable_there(tmp_path):
+    """A grader mounts the graded checkout over an environment's installed one
+    (`writable_at`): writable to the sandbox user, given to it by bwrap_argv itself."""
+    env = tmp_path / "env"
+    (env / "testbed").mkdir(parents=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "setup.py").write_text("# graded\n")
+    script = f"cat {env}/testbed/setup.py && echo ok > {env}/testbed/out.txt"
+    argv = sandbox.bwrap_argv(
+        ["/bin/sh", "-c", script],
+        writable=[],
+        chdir=env / "testbed",
+        expose=[env],
+        writable_at=[(work, str(env / "testbed"))],
+    )
+    proc = subprocess.run(argv, env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == "# graded\n", proc.stderr
+    assert (work / "out.txt").read_text() == "ok\n" and not (env / "testbed" / "out.txt").exists()

@@ -126,6 +126,8 @@ def give(paths: Iterable[Path], *, skip: Iterable[Path] = ()) -> None:
     uid = host_id()
     skipped = {Path(p) for p in skip}
     for root in paths:
+        if os.lstat(root).st_uid == uid:
+            continue  # given already: everything in it is the sandbox user's or capabench's
         os.lchown(root, uid, uid)
         for parent, dirs, files in os.walk(root):
             here = Path(parent)
@@ -243,7 +245,8 @@ def bwrap_argv(
     `expose`: host paths readable at their own paths; `binds`: (host path, path inside)
     read-only, for capabench's helpers; `hide`: masked besides `private_paths()`.
     `network`: kept for callers of the old signature; only False (the sandbox always has a
-    network namespace of its own: a CLI's way out is swe.egress)."""
+    network namespace of its own: a CLI's way out is swe.egress). The writable paths are
+    given to the sandbox user here (`give`), the read-only ones under them left alone."""
     if network:
         raise ValueError(
             "no sandbox shares the host's network: reach an endpoint through swe.egress"
@@ -252,6 +255,8 @@ def bwrap_argv(
     writable = [Path(p) for p in writable]
     readonly = [Path(p) for p in readonly if Path(p).exists()]
     binds = [(Path(src), dest) for src, dest in binds]
+    writable_at = [(Path(src), dest) for src, dest in writable_at]
+    give([*writable, *(src for src, _ in writable_at)], skip=readonly)
     prefix, _ = base_python()
     exposed = [*expose, prefix] if os.geteuid() == 0 else list(expose)
     wrap = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
@@ -266,7 +271,6 @@ def bwrap_argv(
         wrap += ["--ro-bind", str(path), str(path)]
     for src, dest in binds:
         wrap += ["--ro-bind", str(src), dest]
-    writable_at = [(Path(src), dest) for src, dest in writable_at]
     for src, dest in writable_at:
         wrap += ["--bind", str(src), dest]
     # Host directories (they exist, with the host's modes); /tmp is a tmpfs, made here.
