@@ -34,12 +34,28 @@ from pathlib import Path
 
 from capabench.paths import cache_dir
 
-# Not secrets, and harmless inside. The host's proxy settings are not passed: the sandbox
-# has no route to them (swe.egress sets the CLIs' proxy).
-PASSTHROUGH = ("LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+# Not secrets: the host's locale, certificates and proxies (what a process on the host,
+# such as an environment's pip install, needs to reach an index).
+PASSTHROUGH = (
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+)
+# What of them an agent gets: not the proxies (the sandbox has no route to them; swe.egress
+# sets a CLI's own).
+AGENT_PASSTHROUGH = tuple(k for k in PASSTHROUGH if "proxy" not in k.lower())
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
-# Host service sockets live under these; none of them exists inside (the sandbox's root has
-# no /run or /var), kept as the list the tests probe.
+# Where host service sockets live (rootful and rootless): none of them exists inside, the
+# sandbox's root has no /run and no /var.
 SOCKETS = (
     "/run/docker.sock",
     "/var/run/docker.sock",
@@ -319,7 +335,7 @@ def agent_env(
 ) -> dict[str, str]:
     """An agent's whole environment: nothing of the host's but locale and certificates.
     A TMPDIR apart from HOME: Codex won't install its helper commands under it."""
-    env = {k: os.environ[k] for k in PASSTHROUGH if k in os.environ}
+    env = {k: os.environ[k] for k in AGENT_PASSTHROUGH if k in os.environ}
     dirs = dict.fromkeys([*map(str, path), *SYSTEM_PATH])
     env |= {"PATH": ":".join(dirs), "HOME": str(home), "TMPDIR": str(tmp)}
     env.setdefault("LANG", "C.UTF-8")
