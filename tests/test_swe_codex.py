@@ -58,7 +58,7 @@ def test_codex_cli_asks_is_answered_goes_on_and_is_graded(swe_bundled, tmp_path)
     # The resumed turn carried the neutral reply, verbatim.
     assert any(NEUTRAL_REPLY in u for u in user_texts(requests[-1]))
     kinds = [e["kind"] for e in store.events(run.run_id) if e["kind"] != "codex"]
-    assert kinds == ["command", "final", "answer", "command", "final"]
+    assert kinds == ["command", "final", "answer", "command", "final", "egress"]
     finals = [e for e in store.events(run.run_id) if e["kind"] == "final"]
     assert (
         finals[0]["detection"]["asked"]

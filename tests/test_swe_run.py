@@ -16,6 +16,7 @@ from capabench.swe.agents.builtin import BuiltinAgent
 from capabench.swe.batch import batch, pending
 from capabench.swe.data.bundled_repos import LIBRARIES
 from capabench.swe.evaluate import evaluate
+from capabench.swe.records import Budget
 from capabench.swe.store import SweStore
 from capabench.swe.views.dashboard import build, rate
 from capabench.testing.browser import dump_dom
@@ -209,11 +210,16 @@ def test_preflight_certifies_the_ask_channel_or_skips_the_batch_as_a_finding(ins
     assert outcome.asks[0].answer == NEUTRAL_REPLY and outcome.turns == 3
     with pytest.raises(PreflightFailed, match="no ask was observed"):
         preflight(BuiltinAgent(ScriptedModel(["```submit\n```"])), "scripted")
-    with pytest.raises(PreflightFailed, match="did not continue"):
+    # It went on (replies after the ask) and then stopped acting: said as that, not as
+    # "did not continue" (issue 26).
+    with pytest.raises(PreflightFailed, match=r"went on after the answered ask.*no_action"):
         preflight(
             BuiltinAgent(ScriptedModel(["```ask_user\nWhat?\n```", "oops"] + ["no action"] * 3)),
             "x",
         )
+    with pytest.raises(PreflightFailed, match="did not continue after the answered ask"):
+        asks_once = ScriptedModel(["```ask_user\nWhat?\n```"] * 2)
+        preflight(BuiltinAgent(asks_once, budget=Budget(turns=1)), "x")
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps(["```submit\n```"] * 4))
     args = [

@@ -9,5 +9,8 @@ a full form; whether they stop to ask or guess, and whether their patches resolv
     grading/     grades of stored patches: the local grader and the official harness
     store.py     the run store; batch.py, preflight.py and evaluate.py fill it
     views/       read-only views of the store: the dashboard, locate and sanity
-    sandbox.py   bubblewrap containment; git.py: checkouts and patches (agents and graders)
+    sandbox.py   bubblewrap containment (agents and the local grader's test runs); egress.py
+                 the host relay that is a contained CLI's only way to its model endpoint
+                 (egress_inside.py, its forwarder inside); git.py: checkouts, patches, and
+                 reading an agent's checkout through a git directory of capabench's own
 """

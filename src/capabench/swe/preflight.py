@@ -18,6 +18,13 @@ PREFLIGHT_PROMPT = (
 )
 
 
+# Why a session that went on past its ask still failed the canary, in words.
+STOPS = {
+    "no_action": "without finishing: its last replies had no action (no_action)",
+    "error": "in an error",
+}
+
+
 class PreflightFailed(RuntimeError):
     """The ask channel could not be certified: a batch would measure harness breakage."""
 
@@ -53,13 +60,15 @@ def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
         )
     # Going on may be asking again until the cap: each answer was delivered and acted on.
     # Turns are model replies in every arm, so a reply after the ask's is going on.
-    if outcome.turns <= answered[0].turn or outcome.stop_reason not in (
-        "completed",
-        "step_limit",
-        "time_limit",
-        "max_ask_rounds",
-    ):
+    if outcome.turns <= answered[0].turn:
         raise PreflightFailed(
-            f"{model}: the session did not continue after the answered ask ({outcome.stop_reason})"
+            f"{model}: the session did not continue after the answered ask "
+            f"(turn {answered[0].turn} of {outcome.turns}; {outcome.stop_reason})"
+        )
+    if outcome.stop_reason not in ("completed", "step_limit", "time_limit", "max_ask_rounds"):
+        why = STOPS.get(outcome.stop_reason, outcome.stop_reason)
+        raise PreflightFailed(
+            f"{model}: the session went on after the answered ask ({outcome.turns} turns) "
+            f"but ended {why}{': ' + outcome.error if outcome.error else ''}"
         )
     return outcome

@@ -134,6 +134,9 @@ class AgentSetup(BaseModel):
     """How the agent was run: what it could reach, what it was told, what it was offered."""
 
     containment: Containment = "none"
+    # What its network reached: "<host:port> only" (contained CLIs), "none" (the built-in
+    # agent's commands: its model calls are capabench's), "host" (--no-sandbox); "" unknown.
+    network: str = ""
     system_prompt: str = ""  # which one: "claude_code preset", "bare", "codex default", ...
     tools_offered: list[str] = []  # the tool names in the model's request, as sent
     budget: Budget | None = None

@@ -1,26 +1,41 @@
 """Containment for agent processes (the Codex CLI, the Claude Code CLI, the built-in agent's
-commands, and whatever they start): bubblewrap with the root file system read-only, the
-host's temporary and home directories hidden, only the checkout, a private home and a
-private temporary directory writable, no capabilities, its own process table (so no other
-process's environment or memory is readable), and an environment built from nothing: PATH,
-HOME, TMPDIR, the agent's endpoint and key, and the host's locale, certificate and proxy
-settings. The network is shared (the agent must reach its endpoint, which may be on
-127.0.0.1) unless a caller cuts it: the built-in agent's commands and the local grader's test
-runs have none, and run under rlimits in their own session (`limits`)."""
+commands, and whatever they start) and for the grader's test runs: bubblewrap, with
+
+- a root file system made of the system's programs and libraries only (/usr, /etc and the
+  /bin, /lib links), read-only, plus what the caller exposes (the agent's own runtime: node
+  and the CLI's package, the SDK's bundled binary, an interpreter), and nothing else of the
+  host: no /home, /root, /tmp, /var, /opt, /srv, /mnt, /work, /run, /sys, no capabench
+  package tree and no cache (the dataset and its gold patches), masked even where an
+  exposed directory holds them;
+- only the checkout, a private home and a private temporary directory writable;
+- an unprivileged user: uid and gid 1000 in a user namespace of its own that can make no
+  further namespaces; when capabench runs as root that uid is an unprivileged host uid
+  (HOST_AGENT_ID), so root-only files stay unreadable and nothing written is root's;
+- its own network namespace (loopback only: no host service, no abstract unix socket, no
+  DNS), its own process table, IPC and hostname; a CLI reaches its model endpoint through
+  swe.egress, which allows only that endpoint;
+- an environment built from nothing (`agent_env`).
+
+One bwrap binary, resolved once (`bwrap_binary`), and `bwrap_available` checks it by
+running a sandbox of exactly this shape."""
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import shutil
+import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from capabench.judge.sandbox import bwrap_available
+from capabench.paths import cache_dir
 
-# Not secrets, and an agent behind a proxy or a private CA can't reach its endpoint without
-# them.
+# Not secrets: the host's locale, certificates and proxies (what a process on the host,
+# such as an environment's pip install, needs to reach an index).
 PASSTHROUGH = (
     "LANG",
     "LC_ALL",
@@ -35,18 +50,73 @@ PASSTHROUGH = (
     "http_proxy",
     "no_proxy",
 )
+# What of them an agent gets: not the proxies (the sandbox has no route to them; swe.egress
+# sets a CLI's own).
+AGENT_PASSTHROUGH = tuple(k for k in PASSTHROUGH if "proxy" not in k.lower())
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
-# Host services a root process could drive through a socket on the read-only root.
+# Where host service sockets live (rootful and rootless): none of them exists inside, the
+# sandbox's root has no /run and no /var.
 SOCKETS = (
     "/run/docker.sock",
     "/var/run/docker.sock",
     "/run/containerd/containerd.sock",
     "/run/podman/podman.sock",
+    "/run/user",
 )
+SYSTEM_RO = ("/usr", "/etc")  # read-only, whole
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+AGENT_ID = 1000  # the agent's uid and gid inside
+# The host uid (and gid) agents run as when capabench runs as root: owns nothing else.
+HOST_AGENT_ID = int(os.environ.get("CAPABENCH_AGENT_UID", "190000"))
+INSIDE = "/run/capabench"  # where capabench's own helpers are bound, read-only
 
 
 class SandboxUnavailable(ValueError):
     """Agents are contained by default; bubblewrap does not work on this host."""
+
+
+@functools.cache
+def bwrap_binary() -> str | None:
+    """The one bwrap every sandbox runs (and the check runs), by absolute path."""
+    found = shutil.which("bwrap")
+    return os.path.realpath(found) if found else None
+
+
+_probe_lock = threading.Lock()
+_probe: tuple[bool, str] | None = None
+
+
+def bwrap_available() -> tuple[bool, str]:
+    """Whether an agent's sandbox starts here, checked by starting one (same binary, same
+    flags): the agent's uid inside, its own network, a writable checkout."""
+    global _probe
+    with _probe_lock:
+        if _probe is None:
+            _probe = _check()
+        return _probe
+
+
+def _check() -> tuple[bool, str]:
+    if bwrap_binary() is None:
+        return False, "bwrap is not installed"
+    with tempfile.TemporaryDirectory(prefix="capabench-bwrap-check-") as tmp:
+        work = Path(tmp) / "work"
+        work.mkdir()
+        give([Path(tmp), work])
+        script = f'test "$(id -u)" = {AGENT_ID} && echo ok > probe'
+        argv = bwrap_argv(["/bin/sh", "-c", script], writable=[work], chdir=work)
+        try:
+            proc = subprocess.run(
+                argv, env=agent_env(home=work, tmp=work), capture_output=True, text=True, timeout=60
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, f"{bwrap_binary()} failed: {exc}"
+        if proc.returncode != 0 or not (work / "probe").is_file():
+            return (
+                False,
+                f"{bwrap_binary()} failed (exit {proc.returncode}): {proc.stderr.strip()[:500]}",
+            )
+    return True, ""
 
 
 def require_bwrap() -> None:
@@ -59,14 +129,27 @@ def require_bwrap() -> None:
         )
 
 
-def _hidden() -> list[Path]:
-    """The host directories an agent never sees: temporary files and every home."""
-    roots = [Path("/tmp"), Path("/root"), Path("/home")]
-    home = Path(os.path.expanduser("~"))
-    if home != Path("/") and home.is_absolute():
-        roots.append(home)
-    roots = [r for r in roots if r.is_dir() and not r.is_symlink()]
-    return [r for r in roots if not any(o != r and r.is_relative_to(o) for o in roots)]
+def host_id() -> int:
+    """The host uid a sandboxed process runs as: ours, unless we are root."""
+    return HOST_AGENT_ID if os.geteuid() == 0 else os.geteuid()
+
+
+def give(paths: Iterable[Path], *, skip: Iterable[Path] = ()) -> None:
+    """Make `paths` (and everything under them but `skip`) the sandbox user's, so that it
+    can write them: only when we are root (otherwise they are ours, and the sandbox's)."""
+    if os.geteuid() != 0:
+        return
+    uid = host_id()
+    skipped = {Path(p) for p in skip}
+    for root in paths:
+        if os.lstat(root).st_uid == uid:
+            continue  # given already: everything in it is the sandbox user's or capabench's
+        os.lchown(root, uid, uid)
+        for parent, dirs, files in os.walk(root):
+            here = Path(parent)
+            dirs[:] = [d for d in dirs if here / d not in skipped]
+            for name in [*dirs, *files]:
+                os.lchown(here / name, uid, uid)
 
 
 def install_root(binary: str | Path) -> Path:
@@ -84,53 +167,175 @@ def interpreter_roots() -> set[Path]:
     return {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
 
 
+def base_python() -> tuple[Path, Path]:
+    """(installation prefix, interpreter) of the Python under capabench's venv: what runs
+    capabench's helpers inside (with -I -S: no site-packages, no capabench)."""
+    prefix = Path(sys.base_prefix).resolve()
+    exe = prefix / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return prefix, exe if exe.exists() else Path(sys.executable).resolve()
+
+
+def private_paths() -> list[Path]:
+    """What no agent may read even where an exposed directory holds it: capabench's own
+    package tree (the bundled instances' gold patches are in it) and its cache (datasets,
+    tools' state)."""
+    import capabench
+
+    paths = [Path(p).resolve() for p in capabench.__path__]
+    return [*paths, cache_dir().resolve()]
+
+
+def _mounts(expose: Iterable[Path], hide: Iterable[Path]) -> list[str]:
+    """The read-only part of the root: the system, the exposed paths, the hidden ones
+    masked; in depth order, so that a mask covers what a shallower bind shows and a deeper
+    exposure shows through a mask."""
+    ops: list[tuple[int, int, list[str]]] = []
+    visible = [Path(p) for p in SYSTEM_RO if os.path.isdir(p)]
+    for path in SYSTEM_LINKS:
+        if os.path.islink(path):
+            ops.append((1, 0, ["--symlink", os.readlink(path), path]))
+        elif os.path.isdir(path):
+            visible.append(Path(path))
+    shown = {Path(p).resolve() for p in expose if os.path.exists(p)}
+    shown = {p for p in shown if not any(p != q and p.is_relative_to(q) for q in shown)}
+    visible += [p for p in shown if not any(p.is_relative_to(v) for v in visible)]
+    for path in visible:
+        ops.append((len(path.parts), 0, ["--ro-bind", str(path), str(path)]))
+    for path in _links(expose, visible):
+        ops.append((len(path.parts), 2, ["--symlink", os.path.realpath(path), str(path)]))
+    for path in {Path(p).resolve() for p in hide}:
+        if any(path != v and path.is_relative_to(v) for v in visible) and path.is_dir():
+            ops.append((len(path.parts), 1, ["--tmpfs", str(path), "--remount-ro", str(path)]))
+    return [arg for _, _, args in sorted(ops, key=lambda o: (o[0], o[1])) for arg in args]
+
+
+def _links(paths: Iterable[Path], visible: list[Path]) -> set[Path]:
+    """The symbolic links on the way to exposed paths (a venv reached through a linked
+    directory), made inside so that the path as given works there too."""
+    links = set()
+    for path in map(Path, paths):
+        for i in range(2, len(path.parts) + 1):
+            part = Path(*path.parts[:i])
+            if any(part.is_relative_to(v) for v in visible):
+                break
+            if part.is_symlink():
+                links.add(part)
+                break
+    return links
+
+
+def _parents(dests: Iterable[Path], mounted: Iterable[Path]) -> list[str]:
+    """Directories bwrap makes on its way to a mount point copy the host's modes (a
+    0700 /root would lock the agent out of what is exposed under it): opened to 0755. Only
+    directories that are no mount's, and show nothing (they hold only mount points)."""
+    mounts = [Path(m) for m in mounted]
+    made = set()
+    for dest in dests:
+        for parent in Path(dest).parents:
+            if str(parent) in ("/", "/tmp", "/var/tmp") or any(
+                parent.is_relative_to(m) for m in mounts
+            ):
+                continue
+            made.add(parent)
+    return [
+        arg for p in sorted(made, key=lambda p: len(p.parts)) for arg in ("--chmod", "0755", str(p))
+    ]
+
+
 def bwrap_argv(
     argv: list[str],
     *,
     writable: Iterable[Path],
     chdir: Path,
     expose: Iterable[Path] = (),
-    network: bool = True,
+    readonly: Iterable[Path] = (),
+    binds: Iterable[tuple[Path, str]] = (),
+    writable_at: Iterable[tuple[Path, str]] = (),
+    hide: Iterable[Path] = (),
+    network: bool = False,
 ) -> list[str]:
-    """`argv` inside bubblewrap. `expose`: paths to keep readable although they lie under a
-    hidden directory (the agent's own installation, its interpreter)."""
-    hidden = _hidden()
-    wrap = [
-        shutil.which("bwrap") or "bwrap",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-    ]
-    for root in hidden:
-        wrap += ["--tmpfs", str(root)]
-    shown = {Path(p).resolve() for p in expose}
-    for path in sorted(
-        (p for p in shown if p.exists() and any(p.is_relative_to(h) for h in hidden)),
-        key=lambda p: len(p.parts),
-    ):
-        wrap += ["--ro-bind", str(path), str(path)]
+    """`argv` inside the agent's sandbox (module docstring). `writable`: bound read-write
+    at their own paths (they must be the sandbox user's: `give`); `writable_at`: (host
+    path, path inside) read-write, mounted last (a graded checkout over an environment's
+    installed one); `readonly`: paths under them kept read-only (a grader's .git);
+    `expose`: host paths readable at their own paths; `binds`: (host path, path inside)
+    read-only, for capabench's helpers; `hide`: masked besides `private_paths()`.
+    `network`: kept for callers of the old signature; only False (the sandbox always has a
+    network namespace of its own: a CLI's way out is swe.egress). The writable paths are
+    given to the sandbox user here (`give`), the read-only ones under them left alone."""
+    if network:
+        raise ValueError(
+            "no sandbox shares the host's network: reach an endpoint through swe.egress"
+        )
+    bwrap = bwrap_binary() or "bwrap"
+    writable = [Path(p) for p in writable]
+    readonly = [Path(p) for p in readonly if Path(p).exists()]
+    binds = [(Path(src), dest) for src, dest in binds]
+    writable_at = [(Path(src), dest) for src, dest in writable_at]
+    give([*writable, *(src for src, _ in writable_at)], skip=readonly)
+    prefix, _ = base_python()
+    exposed = [*expose, prefix] if os.geteuid() == 0 else list(expose)
+    wrap = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+    wrap += ["--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    # The private /tmp first: an exposed path under the host's /tmp shows through it.
+    wrap += ["--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--tmpfs", "/var/tmp"]
+    wrap += _mounts(exposed, [*private_paths(), *hide])
+    wrap += ["--proc", "/proc", "--dev", "/dev"]
     for path in writable:
         wrap += ["--bind", str(path), str(path)]
-    for socket in sorted({os.path.realpath(s) for s in SOCKETS if os.path.exists(s)}):
-        wrap += ["--ro-bind", "/dev/null", socket]
-    if not network:
-        wrap.append("--unshare-net")
-    wrap += ["--unshare-pid", "--unshare-ipc", "--die-with-parent"]
-    if os.geteuid() == 0:  # root keeps every capability otherwise: it could remount / writable
-        wrap += ["--cap-drop", "ALL"]
-    return [*wrap, "--chdir", str(chdir), "--", *argv]
+    for path in readonly:
+        wrap += ["--ro-bind", str(path), str(path)]
+    for src, dest in binds:
+        wrap += ["--ro-bind", str(src), dest]
+    for src, dest in writable_at:
+        wrap += ["--bind", str(src), dest]
+    # Host directories (they exist, with the host's modes); /tmp is a tmpfs, made here.
+    mounted = [*SYSTEM_RO, "/proc", "/dev", *map(str, writable)]
+    mounted += [str(Path(p).resolve()) for p in exposed if os.path.exists(p)]
+    shown = [Path(p).resolve() for p in exposed if os.path.exists(p)]
+    given = _links(exposed, [Path(p) for p in SYSTEM_RO])  # and the links on the way
+    wrap += _parents([*writable, *shown, *given, *(Path(d) for _, d in binds)], mounted)
+    inner = ["--unshare-user", "--disable-userns", "--uid", str(AGENT_ID), "--gid", str(AGENT_ID)]
+    if os.geteuid() == 0:
+        # Root keeps only what switching to the unprivileged host uid takes; the switch is
+        # the first thing that runs inside, and a second bwrap (unprivileged now) adds the
+        # user namespace: uid 1000 inside is HOST_AGENT_ID outside, not root.
+        wrap += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        wrap += ["--chdir", str(chdir), "--"]
+        _, python = base_python()
+        uid = str(host_id())
+        wrap += [
+            str(python),
+            "-I",
+            "-S",
+            "-c",
+            DROP,
+            uid,
+            bwrap,
+            "--bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+        ]
+        wrap += [*inner, "--die-with-parent", "--chdir", str(chdir), "--", *argv]
+        return wrap
+    return [*wrap, *inner, "--chdir", str(chdir), "--", *argv]
+
+
+# Switch to an unprivileged uid and gid (no supplementary groups), then exec the rest.
+DROP = (
+    "import os, sys; i = int(sys.argv[1]); os.setgroups([]); os.setresgid(i, i, i); "
+    "os.setresuid(i, i, i); os.execv(sys.argv[2], sys.argv[2:])"
+)
 
 
 def agent_env(
     *, home: Path, tmp: Path, path: Iterable[str | Path] = (), extra: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """An agent's whole environment: nothing of the host's but locale, certificates and
-    proxies. A TMPDIR apart from HOME: Codex won't install its helper commands under it."""
-    env = {k: os.environ[k] for k in PASSTHROUGH if k in os.environ}
+    """An agent's whole environment: nothing of the host's but locale and certificates.
+    A TMPDIR apart from HOME: Codex won't install its helper commands under it."""
+    env = {k: os.environ[k] for k in AGENT_PASSTHROUGH if k in os.environ}
     dirs = dict.fromkeys([*map(str, path), *SYSTEM_PATH])
     env |= {"PATH": ":".join(dirs), "HOME": str(home), "TMPDIR": str(tmp)}
     env.setdefault("LANG", "C.UTF-8")
@@ -158,13 +363,59 @@ def limits() -> None:
 
 
 def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
-    """`argv` inside bubblewrap (`work` and `tmp` writable, no network), or as it is where
-    bubblewrap doesn't work; and which it was."""
+    """`argv` contained (the grader's test runs: repositories' own test code): the agents'
+    sandbox with `work` and `tmp` writable and given to the sandbox user, `work/.git`
+    read-only, capabench's interpreter visible, no network. Or `argv` as it is where
+    bubblewrap doesn't work; and which it was. Run it with `limits` as preexec_fn."""
     if not bwrap_available()[0]:
         return argv, "process"
-    # Hidden directories (/tmp, homes) hide whatever lived there: an interpreter or a virtual
-    # environment under them (a fresh clone often is) comes back, read-only.
+    work, scratch = Path(work), Path(tmp)
+    give([scratch, work], skip=[work / ".git"])
     wrapped = bwrap_argv(
-        argv, writable=[Path(tmp), work], chdir=work, expose=interpreter_roots(), network=False
+        argv,
+        writable=[scratch, work],
+        readonly=[work / ".git"],
+        chdir=work,
+        expose=interpreter_roots(),
     )
     return wrapped, "bwrap"
+
+
+def run_contained(
+    argv: list[str],
+    *,
+    work: Path,
+    tmp: Path,
+    env: dict[str, str],
+    timeout_s: float,
+    expose: Iterable[Path] = (),
+) -> tuple[int | None, str]:
+    """Run `argv` in the sandbox (`sandboxed`'s shape; `expose`: more host paths to read)
+    under rlimits in its own session; (exit code, or None on a timeout, and the combined
+    output). The sandbox must work (`require_bwrap`)."""
+    require_bwrap()
+    work, tmp = Path(work), Path(tmp)
+    give([tmp, work], skip=[work / ".git"])
+    wrapped = bwrap_argv(
+        argv,
+        writable=[tmp, work],
+        readonly=[work / ".git"],
+        chdir=work,
+        expose=[*interpreter_roots(), *expose],
+    )
+    proc = subprocess.Popen(
+        wrapped,
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=limits,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout_s)
+        return proc.returncode, out.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, _ = proc.communicate()
+        return None, out.decode(errors="replace")

@@ -133,6 +133,7 @@ class BuiltinAgent:
         budget = self.budget
         setup = AgentSetup(
             containment="bwrap" if self.sandbox else "none",
+            network="none" if self.sandbox else "host",  # its model calls are capabench's
             system_prompt=VERSION,
             tools_offered=TOOLS,
             budget=budget,

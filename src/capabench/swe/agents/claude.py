@@ -25,7 +25,8 @@ import anyio
 from capabench.swe.agents.claude_transcript import read_transcript
 from capabench.swe.agents.registry import RunnerOptions, register
 from capabench.swe.agents.session import SessionRecorder
-from capabench.swe.agents.workspace import Workspace
+from capabench.swe.agents.workspace import Workspace, agent_files, read_agent_file
+from capabench.swe.egress import Relay, endpoint_of
 from capabench.swe.records import (
     CLI_TURNS,
     AgentSetup,
@@ -36,8 +37,10 @@ from capabench.swe.records import (
 )
 from capabench.swe.sandbox import (
     agent_env,
+    base_python,
     bwrap_argv,
     exec_wrapper,
+    give,
     install_root,
     interpreter_roots,
     require_bwrap,
@@ -49,6 +52,16 @@ SYSTEM_PROMPTS: dict[str, dict | None] = {
     "bare": None,  # the SDK passes --system-prompt "": a one-line agent
 }
 UNRECOGNIZED_MODEL = "[claude-code:unrecognized_model]"
+ANTHROPIC_ENDPOINT = "https://api.anthropic.com"
+# Claude Code's own calls home, off by its settings (telemetry, error reports, the update
+# check and every other nonessential request); whatever remains is refused by the relay.
+QUIET = {
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_BUG_COMMAND": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+}
 
 
 def claude_cli(sdk) -> str:
@@ -105,25 +118,29 @@ class ClaudeRunner:
         )  # type: ignore[arg-type]
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
-        return asyncio.run(self._run(task, ws))
+        if not self.sandbox:
+            return asyncio.run(self._run(task, ws, None))
+        endpoint = endpoint_of(self.base_url or ANTHROPIC_ENDPOINT)
+        relay = Relay(endpoint, ws.root / "egress").start()
+        try:
+            return asyncio.run(self._run(task, ws, relay))
+        finally:
+            relay.close()
 
-    def _cli(self, ws: Workspace) -> Path:
+    def _cli(self, ws: Workspace, relay: Relay | None) -> Path:
         """An executable the SDK starts as its CLI: Claude Code, contained, under exactly the
-        environment it needs (the SDK would hand it the host's)."""
+        environment it needs (the SDK would hand it the host's), reaching only `relay`'s
+        endpoint."""
         config = ws.home / ".claude"  # private: nothing of the operator's Claude state
         config.mkdir(exist_ok=True)
         extra = {
+            **QUIET,
             "CLAUDE_CONFIG_DIR": str(config),
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_ENTRYPOINT": "sdk-py",
             "CLAUDE_AGENT_SDK_VERSION": self.sdk.__version__,
         }
         if self.base_url:
-            extra |= {
-                "ANTHROPIC_BASE_URL": self.base_url,
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            }
+            extra["ANTHROPIC_BASE_URL"] = self.base_url
         key = (
             self.api_key
             or os.environ.get("ANTHROPIC_API_KEY")
@@ -137,20 +154,29 @@ class ClaudeRunner:
             login = Path.home() / ".claude" / ".credentials.json"
             if login.is_file():
                 shutil.copy(login, config / ".credentials.json")
-        path = [Path(self.cli).parent, Path(sys.executable).parent]
+        give([config])  # the sandbox user's, like the rest of its home
+        path = [Path(self.cli).parent, Path(sys.executable).parent.resolve()]
+        if relay is not None:
+            extra |= relay.env()
         env = agent_env(home=ws.home, tmp=ws.scratch, path=path, extra=extra)
-        argv = [self.cli]
-        if self.sandbox:
-            expose = {install_root(self.cli), *path, *interpreter_roots()}
+        argv = [str(Path(self.cli).resolve())]  # as it is inside (the venv may be a link)
+        if relay is not None:
+            prefix, python = base_python()
+            expose = {install_root(self.cli), *path, *interpreter_roots(), prefix}
             argv = bwrap_argv(
-                argv, writable=[ws.path, ws.home, ws.scratch], chdir=ws.path, expose=expose
+                relay.wrap(argv, python),
+                writable=[ws.path, ws.home, ws.scratch],
+                chdir=ws.path,
+                expose=expose,
+                binds=relay.binds(),
             )
         return exec_wrapper(ws.root / "claude-cli", argv, env)
 
-    async def _run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
+    async def _run(self, task: AgentTask, ws: Workspace, relay: Relay | None) -> SessionOutcome:
         sdk = self.sdk
         setup = AgentSetup(
             containment="bwrap" if self.sandbox else "none",
+            network=f"{relay.report.endpoint} only" if relay else "host",
             system_prompt="claude_code preset" if self.system_prompt == "preset" else "bare",
             budget=self.budget,
         )
@@ -210,7 +236,7 @@ class ClaudeRunner:
             permission_mode="default",
             can_use_tool=can_use_tool,
             setting_sources=[],
-            cli_path=str(self._cli(ws)),
+            cli_path=str(self._cli(ws, relay)),
             max_turns=self.budget.turns,
             system_prompt=SYSTEM_PROMPTS[self.system_prompt],
             stderr=on_stderr,
@@ -236,6 +262,8 @@ class ClaudeRunner:
                 await stream.aclose()
             if out.stop_reason == "time_limit":  # the SDK drops the cut pipes unclosed: closed
                 gc.collect()  # while the event loop still runs, not after it (a warning)
+        if relay is not None:
+            record.egress(relay.close())
         record.event("permission_prompts", str(len(permission_prompts)), tools=permission_prompts)
         self._read_transcripts(ws, out, tool_reply)
         out.turns = out.turns or len(replies)
@@ -248,9 +276,8 @@ class ClaudeRunner:
         """Claude Code's own transcripts (main session and subagents), kept; the main one's
         replies are the turns, its request shapes the roster offered."""
         session_id = next((e["text"] for e in out.events if e["kind"] == "session"), "")
-        root = ws.home / ".claude" / "projects"
-        for file in sorted(root.rglob("*.jsonl")) if root.is_dir() else []:
-            text = file.read_text(errors="replace")
+        for file in agent_files(ws.home, ".claude/projects", ".jsonl"):
+            text = read_agent_file(file).decode(errors="replace")
             out.files[f"{file.parent.name}--{file.name}"] = text
             if session_id and file.stem == session_id:
                 transcript = read_transcript(text)

@@ -31,9 +31,10 @@ from capabench.swe.agents.codex_logs import (
 from capabench.swe.agents.process import supervise
 from capabench.swe.agents.registry import RunnerOptions, register
 from capabench.swe.agents.session import SessionRecorder
-from capabench.swe.agents.workspace import Workspace
+from capabench.swe.agents.workspace import Workspace, agent_files, read_agent_file
 from capabench.swe.asks.detection import classifier
 from capabench.swe.asks.verdict import AskClassifier
+from capabench.swe.egress import Relay, endpoint_of
 from capabench.swe.records import (
     CLI_TURNS,
     AgentSetup,
@@ -44,13 +45,26 @@ from capabench.swe.records import (
 )
 from capabench.swe.sandbox import (
     agent_env,
+    base_python,
     bwrap_argv,
+    give,
     install_root,
     interpreter_roots,
     require_bwrap,
 )
 
 REFUSED_CHANNEL = f"{ASK_TOOL} (refused)"
+# The CLI's own calls home, switched off where it has a setting (its update check, analytics,
+# feedback upload, plugin and marketplace sync); whatever remains is refused by the relay.
+QUIET = (
+    "check_for_update_on_startup=false",
+    "analytics.enabled=false",
+    "feedback.enabled=false",
+    "features.plugins=false",
+    "features.apps=false",
+)
+OPENAI_ENDPOINT = "https://api.openai.com/v1"
+CHATGPT_ENDPOINT = "https://chatgpt.com/backend-api/codex"
 
 
 @register("gpt-", "codex-", takes=("ask_judge", "judge_decides"))
@@ -106,6 +120,8 @@ class CodexRunner:
             "-m",
             self.model,
         ]
+        for setting in QUIET:
+            args += ["-c", setting]
         if self.base_url:
             provider = (
                 f'{{name="capabench", base_url="{self.base_url}", '
@@ -139,19 +155,34 @@ class CodexRunner:
         path = [
             Path(self.binary).parent,
             *([Path(node).parent] if node else []),
-            Path(sys.executable).parent,
+            Path(sys.executable).parent.resolve(),
         ]
+        give([codex_home])  # the sandbox user's, like the rest of its home
         return agent_env(home=ws.home, tmp=ws.scratch, path=path, extra=extra), path
 
-    def _contain(self, argv: list[str], ws: Workspace, path: list[Path]) -> list[str]:
-        if not self.sandbox:
+    def _endpoint(self, env: dict[str, str]) -> str:
+        """The one destination the CLI may reach: its provider's base URL, else OpenAI's API
+        (with a key) or ChatGPT's backend (a ChatGPT login)."""
+        if self.base_url:
+            return self.base_url
+        return OPENAI_ENDPOINT if "CODEX_API_KEY" in env else CHATGPT_ENDPOINT
+
+    def _contain(
+        self, argv: list[str], ws: Workspace, path: list[Path], relay: Relay | None
+    ) -> list[str]:
+        if relay is None:
             return argv
         node = shutil.which("node")
         expose = {install_root(self.binary), *path, *interpreter_roots()}
         if node:
             expose.add(Path(node).resolve().parent.parent)
+        prefix, python = base_python()
         return bwrap_argv(
-            argv, writable=[ws.path, ws.home, ws.scratch], chdir=ws.path, expose=expose
+            relay.wrap(argv, python),
+            writable=[ws.path, ws.home, ws.scratch],
+            chdir=ws.path,
+            expose={*expose, prefix},
+            binds=relay.binds(),
         )
 
     def run(self, task: AgentTask, ws: Workspace) -> SessionOutcome:
@@ -168,11 +199,18 @@ class CodexRunner:
             runner_version=f"codex-cli {version}; classifier {classifier().version}",
         )
         env, path = self._env(ws)
+        relay = None
+        if self.sandbox:
+            relay = Relay(endpoint_of(self._endpoint(env)), ws.root / "egress").start()
+            env |= relay.env()
+            setup.network = f"{relay.report.endpoint} only"
+        else:
+            setup.network = "host"
         deadline = time.monotonic() + self.budget.wall_s
         stderr: list[str] = []
-        replies = ReplyCounter(ws.home / ".codex" / "sessions")
+        replies = ReplyCounter(ws.home)
+        record, thread, reply = SessionRecorder(ws, out), None, None
         try:
-            record, thread, reply = SessionRecorder(ws, out), None, None
             while True:
                 before = ws.fingerprint()
                 argv = (
@@ -195,7 +233,7 @@ class CodexRunner:
                     return replies() >= self.budget.turns  # this request's reply is over budget
 
                 done = supervise(
-                    self._contain(argv, ws, path),
+                    self._contain(argv, ws, path, relay),
                     cwd=ws.path,
                     env=env,
                     deadline=deadline,
@@ -234,12 +272,14 @@ class CodexRunner:
                 if reply is None:
                     return out
         finally:
+            if relay is not None:
+                record.egress(relay.close())
             out.asks.sort(key=lambda a: a.turn)  # refused asks are read after their invocation
             out.tools = setup.tools_offered or out.tools
             out.files["codex-stderr.log"] = "\n".join(stderr) + "\n"
             # The rollout files are the session's own record: kept.
             for file in self._rollout_files(ws):
-                out.files[file.name] = file.read_text(errors="replace")
+                out.files[file.name] = read_agent_file(file).decode(errors="replace")
 
     @staticmethod
     def _warn(out: SessionOutcome, warning: AgentWarning) -> None:
@@ -249,15 +289,16 @@ class CodexRunner:
 
     @staticmethod
     def _rollout_files(ws: Workspace) -> list[Path]:
-        sessions = ws.home / ".codex" / "sessions"
-        return sorted(sessions.rglob("*.jsonl")) if sessions.is_dir() else []
+        return agent_files(ws.home, ".codex/sessions", ".jsonl")
 
     def _read_rollouts(
         self, ws: Workspace, record: SessionRecorder, *, edited_before: bool
     ) -> None:
         """The replies so far (the turn count), and the invocation's refused ask-tool calls."""
         out = record.out
-        rollout = read_rollouts([f.read_text(errors="replace") for f in self._rollout_files(ws)])
+        rollout = read_rollouts(
+            [read_agent_file(f).decode(errors="replace") for f in self._rollout_files(ws)]
+        )
         seen = out.turns
         out.turns = rollout.replies
         for call in rollout.asks:

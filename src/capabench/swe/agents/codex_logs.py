@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from capabench.swe.agents.workspace import agent_files, read_agent_file
 from capabench.swe.records import AgentWarning
 
 # Trace only for the HTTP client: each request (its body: the tools offered) and each
@@ -63,18 +64,18 @@ class ReplyCounter:
     """Model replies so far, read live from the rollout files as they grow (each reply has
     one token-usage record): the turn budget counts replies, not retried requests."""
 
-    def __init__(self, sessions: Path) -> None:
+    def __init__(self, home: Path, sessions: str = ".codex/sessions") -> None:
+        self.home = home  # the agent's: read without following its links
         self.sessions = sessions
         self.read: dict[Path, int] = {}
         self.partial: dict[Path, bytes] = {}
         self.responses: set[str] = set()
 
     def __call__(self) -> int:
-        for file in sorted(self.sessions.rglob("*.jsonl")) if self.sessions.is_dir() else []:
-            with file.open("rb") as fh:
-                fh.seek(self.read.get(file, 0))
-                data = self.partial.get(file, b"") + fh.read()
-                self.read[file] = fh.tell()
+        for file in agent_files(self.home, self.sessions, ".jsonl"):
+            chunk = read_agent_file(file, self.read.get(file, 0))
+            data = self.partial.get(file, b"") + chunk
+            self.read[file] = self.read.get(file, 0) + len(chunk)
             *lines, self.partial[file] = data.split(b"\n")
             for line in lines:
                 if b'"token_usage_record"' in line:

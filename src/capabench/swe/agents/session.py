@@ -46,6 +46,16 @@ class SessionRecorder:
             entry["text"] = text
         self.out.events.append({**entry, "t": round(time.time(), 3), **data})
 
+    def egress(self, report) -> None:
+        """What the sandbox's network relay let through and refused (swe.egress)."""
+        refused = ", ".join(f"{t} x{n}" for t, n in sorted(report.refused.items())) or "nothing"
+        self.event(
+            "egress",
+            f"{report.allowed} connection(s) to {report.endpoint}; refused: {refused}",
+            allowed=report.allowed,
+            refused=report.refused,
+        )
+
     def model(self, text: str, **data) -> None:
         self.event(EventKind.MODEL, text, **data)
 

@@ -43,11 +43,17 @@ def _clip(text: str) -> str:
     return f"{text[: MAX_TEXT // 2]}\n[... {cut} characters cut ...]\n{text[-MAX_TEXT // 2 :]}"
 
 
+def _containment(summary: RunSummary) -> str:
+    """How the run was contained: "bwrap", "none" (--no-sandbox), or "unknown"."""
+    return summary.setup.containment if summary.setup is not None else "unknown"
+
+
 def _arms(summaries: list[RunSummary], grades: dict) -> list[dict]:
-    """One column per model: its ask channel, ask and resolve rates per condition."""
+    """One column per model and containment (contained runs are never pooled with runs on
+    the host): its ask channel, ask and resolve rates per condition."""
     arms = []
-    for model in sorted({s.model for s in summaries}):
-        mine = [s for s in summaries if s.model == model]
+    for model, contained in sorted({(s.model, _containment(s)) for s in summaries}):
+        mine = [s for s in summaries if s.model == model and _containment(s) == contained]
         cells = {}
         for condition in ("ambiguous", "full"):
             runs = [s for s in mine if s.condition == condition]
@@ -68,6 +74,8 @@ def _arms(summaries: list[RunSummary], grades: dict) -> list[dict]:
             {
                 "model": model,
                 "runner": mine[0].runner,
+                "containment": contained,
+                "network": ", ".join(sorted({s.setup.network for s in mine if s.setup} - {""})),
                 "channel": ", ".join(channel),
                 "cells": cells,
             }
@@ -155,7 +163,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:360px;white-space:pr
 label{margin-right:12px}
 </style></head><body>
 <h1>Ask or guess: coding agents on ambiguous vs full issues</h1>
-<p>Each model is its own arm (its ask channel named); arms are never pooled. Small counts are shown as fractions.</p>
+<p>Each model is its own arm (its ask channel named), and so is each containment (a run with --no-sandbox is never pooled with contained ones); arms are never pooled. Small counts are shown as fractions.</p>
 <div id="preflights"></div>
 <div id="arms"></div>
 <h2>Runs</h2>
@@ -180,7 +188,7 @@ function preflights(){
     `<li><b>${esc(x.model)}</b>: ${x.passed ? '<span class="ok">certified</span>' : '<span class="bad">not certified</span>: ' + esc(x.finding) + " (its batch was not run)"}</li>`).join("") + "</ul>";
 }
 function arms(){
-  let h = "<table><tr><th></th>" + DATA.arms.map(a => `<th>${esc(a.model)}<br><small>${esc(a.runner)}: ${esc(a.channel)}</small></th>`).join("") + "</tr>";
+  let h = "<table><tr><th></th>" + DATA.arms.map(a => `<th>${esc(a.model)}<br><small>${esc(a.runner)}: ${esc(a.channel)}</small><br><small>contained: ${esc(a.containment)}${a.network ? "; network: " + esc(a.network) : ""}</small></th>`).join("") + "</tr>";
   for (const c of ["ambiguous","full"]) for (const [k,label] of [["runs","runs"],["ask","asked"],["refused","asked through a refused channel"],["degraded","ran degraded (see sanity)"],["resolved","resolved"]])
     h += `<tr><th>${c}: ${label}</th>` + DATA.arms.map(a => `<td>${esc(a.cells[c][k])}</td>`).join("") + "</tr>";
   document.getElementById("arms").innerHTML = h + "</table>";
