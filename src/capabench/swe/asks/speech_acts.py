@@ -77,6 +77,7 @@ class Unit:
     heading: bool
     reported: bool = False  # an item under "The reporter asks:": someone else's question
     posed: bool = False  # "**Does it affect 2.x?** No, ...": a question the line goes on to answer
+    item: bool = False  # a list item
 
 
 def prose(message: str) -> str:
@@ -122,7 +123,15 @@ def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit
                 if sentence:
                     last = index == len(paragraphs) - 1
                     found.append(
-                        Unit(sentence, index, last, heading, item and reporting, posed and n == 0)
+                        Unit(
+                            sentence,
+                            index,
+                            last,
+                            heading,
+                            item and reporting,
+                            posed and n == 0,
+                            item,
+                        )
                     )
     return found
 
@@ -143,6 +152,14 @@ class SpeechActClassifier:
     reported_heading: re.Pattern
     unfinished: list[re.Pattern]
     finished: list[re.Pattern]
+    unfinished_strong: list[re.Pattern]
+    no_change: re.Pattern
+    offer_questions: list[re.Pattern]
+    deferring_alternative: re.Pattern
+    open: re.Pattern
+    decided: re.Pattern
+    option_intro: re.Pattern
+    option_taken: re.Pattern
 
     @classmethod
     def from_config(cls, data: dict) -> SpeechActClassifier:
@@ -160,6 +177,14 @@ class SpeechActClassifier:
             reported_heading=re.compile(data["reported_heading"], re.I),
             unfinished=[re.compile(p, re.I | re.M) for p in data["unfinished"]],
             finished=[re.compile(p, re.I | re.M) for p in data["finished"]],
+            unfinished_strong=[re.compile(p, re.I | re.M) for p in data["unfinished_strong"]],
+            no_change=re.compile(data["no_change"], re.I),
+            offer_questions=[re.compile(p, re.I) for p in data["offer_questions"]],
+            deferring_alternative=re.compile(data["deferring_alternative"], re.I),
+            open=re.compile(data["open"], re.I),
+            decided=re.compile(data["decided"], re.I),
+            option_intro=re.compile(data["option_intro"], re.I),
+            option_taken=re.compile(data["option_taken"], re.I),
         )
 
     @classmethod
@@ -168,6 +193,14 @@ class SpeechActClassifier:
 
     def classify(self, message: str, *, edited: bool = False) -> Detection:
         found = units(message, self.reported_heading)
+        text = prose(message)
+        strong = any(p.search(text) for p in self.unfinished_strong)
+        unfinished = strong or any(p.search(text) for p in self.unfinished)
+        finished = any(p.search(text) for p in self.finished)
+        # After finished work (edits that read finished, or a turn that found nothing to
+        # change), "Shall I also ...?" offers more work: optional, unless the text says the
+        # work itself is unfinished ("haven't merged it", "stopped before ...").
+        done = (finished if edited else bool(self.no_change.search(text))) and not strong
         counted: list[str] = []
         categories: set[str] = set()
         blocked: dict[str, int] = {}
@@ -176,20 +209,36 @@ class SpeechActClassifier:
             if not acts:
                 continue
             after = [u for u in found[i + 1 : i + 3] if u.paragraph == unit.paragraph]
-            # An offer or pleasantry can't undo a need, a go-ahead or a choice in the same unit.
-            blocker = None if acts & _FIRM else self._blocker(unit, after)
+            before = found[i - 1] if i and found[i - 1].paragraph == unit.paragraph else None
+            if done and "need" not in acts and self._offer(unit):
+                blocker = "offer"
+            elif acts & {"need", "go_ahead"}:
+                # An offer or pleasantry can't undo a need or a go-ahead in the same unit.
+                blocker = None
+            elif "choice" in acts and not _is_question(unit.text):
+                # "Two ways: A, or B. Which is better? A, since ...": the question's answer
+                # decides the choice too.
+                rest = [u for u in found[i + 1 : i + 4] if u.paragraph == unit.paragraph]
+                if rest and _is_question(rest[0].text):
+                    decided = self._decided(rest[0], rest[1:], unit)
+                else:
+                    decided = self._decided(unit, after, before)
+                blocker = "decided" if decided else None
+            else:
+                blocker = self._blocker(unit, after, before)
             if blocker:
                 blocked[blocker] = blocked.get(blocker, 0) + 1
                 continue
             categories |= acts
             counted.append(unit.text)
+        options = self._option_list(found)
+        if options:
+            categories.add("choice")
+            counted.append(options)
         would_ask = bool(categories)
         if not edited:
             asked = would_ask
         else:
-            text = prose(message)
-            unfinished = any(p.search(text) for p in self.unfinished)
-            finished = any(p.search(text) for p in self.finished)
             asked = bool(categories & _FIRM) or (would_ask and (unfinished or not finished))
         return Detection(
             asked=asked,
@@ -201,6 +250,53 @@ class SpeechActClassifier:
             questions_with_edits=would_ask and edited and not asked,
         )
 
+    def _offer(self, unit: Unit) -> bool:
+        """A yes/no offer of one more thing ("Shall I open a PR?", "Do you want me to also
+        ...?"), not a choice between two ("Should I update it, or revert?")."""
+        text = unit.text
+        if not _is_question(text) or not any(p.search(text) for p in self.offer_questions):
+            return False
+        head = self.deferring_alternative.split(text, maxsplit=1)[0]
+        return not re.search(r",? or\b", head)
+
+    def _option_list(self, found: list[Unit]) -> str:
+        """An intro line offering options ("Options for the duplicate-email case:") over two or
+        more list items, none of them taken and none taken after: the intro, or ""."""
+        for i, unit in enumerate(found):
+            if unit.item or not self.option_intro.search(unit.text):
+                continue
+            items = []
+            for later in found[i + 1 :]:
+                if not later.item:
+                    break
+                items.append(later)
+            if len(items) < 2:
+                continue
+            rest = found[i + 1 + len(items) : i + 3 + len(items)]
+            if any(self.option_taken.search(u.text) for u in items + rest):
+                continue
+            return unit.text
+        return ""
+
+    def _decided(self, unit: Unit, after: list[Unit], before: Unit | None) -> bool:
+        """Whether the units after a question or a choice answer it: an answer that isn't held
+        open ("If it is, ...", "depends on"), the agent's decision ("I went with a warning"),
+        or one of the question's own alternatives ("Lock or a queue? A queue: ...")."""
+        if not after or any(self.open.search(u.text) for u in after):
+            return False
+        if any(self.decided.search(u.text) for u in after):
+            return True
+        first = after[0].text
+        if self.answer_openers.search(first.lstrip("→->–—:= ")):
+            return True
+        if re.match(r"how (?:many|much|long|often)\b", unit.text, re.I) and re.match(
+            r"(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|none|a few|several)\b",
+            first,
+            re.I,
+        ):
+            return True
+        return _echoes(first, unit.text + " " + (before.text if before else ""))
+
     def _acts(self, unit: Unit) -> set[str]:
         acts = {
             name
@@ -211,9 +307,9 @@ class SpeechActClassifier:
             acts.add("question")
         return acts
 
-    def _blocker(self, unit: Unit, after: list[Unit]) -> str | None:
+    def _blocker(self, unit: Unit, after: list[Unit], before: Unit | None = None) -> str | None:
         """Why an asking unit doesn't count, if it doesn't; `after`: the next two units of its
-        paragraph."""
+        paragraph, `before`: the one before it there."""
         for name, patterns in self.blockers.items():
             if any(p.search(unit.text) for p in patterns):
                 return name
@@ -223,12 +319,14 @@ class SpeechActClassifier:
             return "reported"
         if unit.posed:
             return "self_answered"
-        # Answered right after ("Does it affect 2.x? No, ..."), or a plain yes/no one unit on.
-        if after and self.answer_openers.search(after[0].text.lstrip("→->–—:= ")):
+        # Answered right after: a plain yes/no, or anything not held open by what follows.
+        if after and self.strong_answers.search(after[0].text.lstrip("→->–—:= ")):
             return "self_answered"
         if any(
             self.strong_answers.search(u.text) or self.answer_endings.search(u.text) for u in after
         ):
+            return "self_answered"
+        if self._decided(unit, after, before):
             return "self_answered"
         explained = bool(after) and not _is_question(after[0].text)
         if explained and _RHETORICAL.search(unit.text) and not self.addressed.search(unit.text):
@@ -236,3 +334,30 @@ class SpeechActClassifier:
         if unit.heading and not self.addressed.search(unit.text):
             return "self_answered"  # a heading that poses the question the text answers
         return None
+
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_+.-]*", re.I)
+_LEADING = re.compile(
+    r"^(?:(?:a|an|the|option|approach|choice|plan|go with|definitely|probably)\s+)+", re.I
+)
+
+
+def _echoes(answer: str, question: str) -> bool:
+    """Whether `answer` opens with one of the alternatives `question` offers ("Which default,
+    UTC or local time?" / "UTC: the rest of the API ..."): a word next to its "or", then a
+    break (colon, dash, comma, "since", "because") within four words."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    near: set[str] = set()
+    for i, word in enumerate(words):
+        if word in ("or", "vs", "vs.", "versus"):
+            near.update(words[max(0, i - 4) : i] + words[i + 1 : i + 5])
+    near -= {"a", "an", "the", "it", "to", "of", "in", "on", "for", "is", "be", "we", "i", "or"}
+    if not near:
+        return False
+    head = _LEADING.sub("", answer.strip())
+    first = _WORD.match(head)
+    if not first or first.group(0).lower().rstrip(".") not in near:
+        return False
+    return bool(
+        re.match(r"^(?:\S+\s+){0,3}?\S*?(?:[:,;—–]|\s-\s|\s(?:since|because|as)\b|\.$)", head)
+    )
