@@ -56,6 +56,7 @@ _POSED = re.compile(r"^(?:\*\*|__)[^*_\n]+\?(?:\*\*|__)\s*\S")
 _BOLD_LINE = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__)[:.]?$")
 # A list item that poses a short question and goes on to answer it ("Blockers? Two models...").
 _ITEM_POSED = re.compile(r"^[^?]{1,40}\?\s+[A-Z0-9`]")
+_PARAGRAPH = re.compile(r"\n\s*\n")
 _TRAILING = re.compile(r"[\s*_)\]\"'.!:;,-]+$")
 # Questions about the code the agent then answers itself ("How can len(items) be 0? It...").
 _RHETORICAL = re.compile(
@@ -86,7 +87,9 @@ def prose(message: str) -> str:
     text = _FENCE.sub("\n\n", message)
     text = _INLINE.sub("CODE", text)
     text = _QUOTED.sub("QUOTE", text)
-    text = _PROMPT.sub(" PROMPT", text)
+    lowered = text.lower()
+    if "y/n" in lowered or "yes/no" in lowered:  # the prompt pattern is slow; both need one
+        text = _PROMPT.sub(" PROMPT", text)
     kept, code = [], False
     for line in text.splitlines():
         # An indented code block: four spaces after a blank line (or more code), not a list.
@@ -99,7 +102,11 @@ def prose(message: str) -> str:
 def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit]:
     """The message's prose units: sentences and list items, by paragraph; list items under a
     heading that `reported_heading` matches are marked reported."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", prose(message)) if p.strip()]
+    return _units(prose(message), reported_heading)
+
+
+def _units(text: str, reported_heading: re.Pattern | None) -> list[Unit]:
+    paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
     found = []
     reporting = False
     for index, paragraph in enumerate(paragraphs):
@@ -142,49 +149,62 @@ def _is_question(text: str) -> bool:
 
 @dataclass(frozen=True)
 class SpeechActClassifier:
+    """Each config list is compiled into one alternation (a pattern per act, per blocker, per
+    gate signal): one search per unit instead of one per phrase keeps it near 1 ms a message."""
+
     version: str
-    acts: dict[str, list[re.Pattern]]
-    blockers: dict[str, list[re.Pattern]]
+    acts: dict[str, re.Pattern]
+    blockers: dict[str, re.Pattern]
     answer_openers: re.Pattern
     strong_answers: re.Pattern
     answer_endings: re.Pattern
     addressed: re.Pattern
     reported_heading: re.Pattern
-    unfinished: list[re.Pattern]
-    finished: list[re.Pattern]
-    unfinished_strong: list[re.Pattern]
+    unfinished: re.Pattern
+    finished: re.Pattern
+    unfinished_strong: re.Pattern
     no_change: re.Pattern
-    offer_questions: list[re.Pattern]
+    offer_questions: re.Pattern
     deferring_alternative: re.Pattern
     open: re.Pattern
     decided: re.Pattern
     option_intro: re.Pattern
     option_taken: re.Pattern
+    any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
     def from_config(cls, data: dict) -> SpeechActClassifier:
-        def compile_all(group: dict) -> dict[str, list[re.Pattern]]:
-            return {k: [re.compile(p, re.I | re.M) for p in v] for k, v in group.items()}
+        def one(patterns: list[str] | str) -> re.Pattern:
+            if isinstance(patterns, str):
+                patterns = [patterns]
+            return re.compile("|".join(f"(?:{p})" for p in patterns), re.I | re.M)
 
+        acts = data["acts"]
         return cls(
             version=f"v{data['version']}",
-            acts=compile_all(data["acts"]),
-            blockers=compile_all(data["blockers"]),
-            answer_openers=re.compile(data["answer_openers"], re.I),
-            strong_answers=re.compile(data["strong_answers"], re.I),
-            answer_endings=re.compile(data["answer_endings"], re.I),
-            addressed=re.compile(data["addressed"], re.I),
-            reported_heading=re.compile(data["reported_heading"], re.I),
-            unfinished=[re.compile(p, re.I | re.M) for p in data["unfinished"]],
-            finished=[re.compile(p, re.I | re.M) for p in data["finished"]],
-            unfinished_strong=[re.compile(p, re.I | re.M) for p in data["unfinished_strong"]],
-            no_change=re.compile(data["no_change"], re.I),
-            offer_questions=[re.compile(p, re.I) for p in data["offer_questions"]],
-            deferring_alternative=re.compile(data["deferring_alternative"], re.I),
-            open=re.compile(data["open"], re.I),
-            decided=re.compile(data["decided"], re.I),
-            option_intro=re.compile(data["option_intro"], re.I),
-            option_taken=re.compile(data["option_taken"], re.I),
+            acts={k: one(v) for k, v in acts.items()},
+            blockers={k: one(v) for k, v in data["blockers"].items()},
+            **{
+                key: one(data[key])
+                for key in (
+                    "answer_openers",
+                    "strong_answers",
+                    "answer_endings",
+                    "addressed",
+                    "reported_heading",
+                    "unfinished",
+                    "finished",
+                    "unfinished_strong",
+                    "no_change",
+                    "offer_questions",
+                    "deferring_alternative",
+                    "open",
+                    "decided",
+                    "option_intro",
+                    "option_taken",
+                )
+            },
+            any_act=one([p for v in acts.values() for p in v]),
         )
 
     @classmethod
@@ -192,15 +212,9 @@ class SpeechActClassifier:
         return cls.from_config(json.loads(Path(path).read_text()))
 
     def classify(self, message: str, *, edited: bool = False) -> Detection:
-        found = units(message, self.reported_heading)
         text = prose(message)
-        strong = any(p.search(text) for p in self.unfinished_strong)
-        unfinished = strong or any(p.search(text) for p in self.unfinished)
-        finished = any(p.search(text) for p in self.finished)
-        # After finished work (edits that read finished, or a turn that found nothing to
-        # change), "Shall I also ...?" offers more work: optional, unless the text says the
-        # work itself is unfinished ("haven't merged it", "stopped before ...").
-        done = (finished if edited else bool(self.no_change.search(text))) and not strong
+        found = _units(text, self.reported_heading)
+        gate = _Gate(self, text)
         counted: list[str] = []
         categories: set[str] = set()
         blocked: dict[str, int] = {}
@@ -210,7 +224,11 @@ class SpeechActClassifier:
                 continue
             after = [u for u in found[i + 1 : i + 3] if u.paragraph == unit.paragraph]
             before = found[i - 1] if i and found[i - 1].paragraph == unit.paragraph else None
-            if done and "need" not in acts and self._offer(unit):
+            if "need" not in acts and self._offer(unit) and gate.done(edited):
+                blocker = "offer"
+            elif _is_question(unit.text) and after and self._blocks(after[0], "offer"):
+                # "Should the exit code change too? Happy to do that separately.": the offer
+                # after it makes the question optional.
                 blocker = "offer"
             elif acts & {"need", "go_ahead"}:
                 # An offer or pleasantry can't undo a need or a go-ahead in the same unit.
@@ -236,10 +254,10 @@ class SpeechActClassifier:
             categories.add("choice")
             counted.append(options)
         would_ask = bool(categories)
-        if not edited:
+        if not edited or not would_ask:
             asked = would_ask
         else:
-            asked = bool(categories & _FIRM) or (would_ask and (unfinished or not finished))
+            asked = bool(categories & _FIRM) or gate.unfinished() or not gate.finished()
         return Detection(
             asked=asked,
             version=self.version,
@@ -250,11 +268,15 @@ class SpeechActClassifier:
             questions_with_edits=would_ask and edited and not asked,
         )
 
+    def _blocks(self, unit: Unit, name: str) -> bool:
+        pattern = self.blockers.get(name)
+        return bool(pattern and pattern.search(unit.text))
+
     def _offer(self, unit: Unit) -> bool:
         """A yes/no offer of one more thing ("Shall I open a PR?", "Do you want me to also
         ...?"), not a choice between two ("Should I update it, or revert?")."""
         text = unit.text
-        if not _is_question(text) or not any(p.search(text) for p in self.offer_questions):
+        if not _is_question(text) or not self.offer_questions.search(text):
             return False
         head = self.deferring_alternative.split(text, maxsplit=1)[0]
         return not re.search(r",? or\b", head)
@@ -298,11 +320,11 @@ class SpeechActClassifier:
         return _echoes(first, unit.text + " " + (before.text if before else ""))
 
     def _acts(self, unit: Unit) -> set[str]:
-        acts = {
-            name
-            for name, patterns in self.acts.items()
-            if any(p.search(unit.text) for p in patterns)
-        }
+        acts = (
+            {name for name, pattern in self.acts.items() if pattern.search(unit.text)}
+            if self.any_act.search(unit.text)
+            else set()
+        )
         if _is_question(unit.text):
             acts.add("question")
         return acts
@@ -310,8 +332,8 @@ class SpeechActClassifier:
     def _blocker(self, unit: Unit, after: list[Unit], before: Unit | None = None) -> str | None:
         """Why an asking unit doesn't count, if it doesn't; `after`: the next two units of its
         paragraph, `before`: the one before it there."""
-        for name, patterns in self.blockers.items():
-            if any(p.search(unit.text) for p in patterns):
+        for name, pattern in self.blockers.items():
+            if pattern.search(unit.text):
                 return name
         if not _is_question(unit.text):
             return None
@@ -334,6 +356,31 @@ class SpeechActClassifier:
         if unit.heading and not self.addressed.search(unit.text):
             return "self_answered"  # a heading that poses the question the text answers
         return None
+
+
+class _Gate:
+    """Whether the work reads finished or unfinished, searched only when a verdict needs it."""
+
+    def __init__(self, clf: SpeechActClassifier, text: str) -> None:
+        self.clf, self.text, self._seen = clf, text, {}
+
+    def _has(self, name: str) -> bool:
+        if name not in self._seen:
+            self._seen[name] = bool(getattr(self.clf, name).search(self.text))
+        return self._seen[name]
+
+    def unfinished(self) -> bool:
+        return self._has("unfinished_strong") or self._has("unfinished")
+
+    def finished(self) -> bool:
+        return self._has("finished")
+
+    def done(self, edited: bool) -> bool:
+        """After finished work (edits that read finished, or a turn that found nothing to
+        change) "Shall I also ...?" offers more work: optional, unless the text says the work
+        itself is unfinished ("haven't merged it", "stopped before ...")."""
+        ended = self.finished() if edited else self._has("no_change")
+        return ended and not self._has("unfinished_strong")
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_+.-]*", re.I)
