@@ -376,11 +376,12 @@ class _Gate:
         return self._has("finished")
 
     def done(self, edited: bool) -> bool:
-        """After finished work (edits that read finished, or a turn that found nothing to
-        change) "Shall I also ...?" offers more work: optional, unless the text says the work
-        itself is unfinished ("haven't merged it", "stopped before ...")."""
-        ended = self.finished() if edited else self._has("no_change")
-        return ended and not self._has("unfinished_strong")
+        """Whether "Shall I also ...?" offers more work after the task's own work: after edits,
+        unless the text says that work is unfinished ("haven't merged it", "stopped before
+        ..."); without edits, only when the turn found nothing to change."""
+        if self._has("unfinished_strong"):
+            return False
+        return True if edited else self._has("no_change")
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_+.-]*", re.I)
