@@ -404,7 +404,9 @@ def _echoes(answer: str, question: str) -> bool:
         return False
     head = _LEADING.sub("", answer.strip())
     first = _WORD.match(head)
-    if not first or first.group(0).lower().rstrip(".") not in near:
+    # "Memoize or precompute? Precomputing was simpler: ...": the same word, inflected.
+    word = first.group(0).lower().rstrip(".") if first else ""
+    if not word or not any(word == w or (len(w) > 4 and word.startswith(w[:5])) for w in near):
         return False
     return bool(
         re.match(r"^(?:\S+\s+){0,3}?\S*?(?:[:,;—–]|\s-\s|\s(?:since|because|as)\b|\.$)", head)
