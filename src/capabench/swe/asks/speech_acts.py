@@ -231,8 +231,16 @@ class SpeechActClassifier:
                 # after it makes the question optional.
                 blocker = "offer"
             elif acts & {"need", "go_ahead"}:
-                # An offer or pleasantry can't undo a need or a go-ahead in the same unit.
-                blocker = None
+                # An offer or pleasantry can't undo a need or a go-ahead in the same unit; after
+                # edits, a go-ahead question the agent answered and acted on is no ask ("Is it
+                # safe to drop the index? I checked: zero scans. Dropped it.").
+                answered = (
+                    edited
+                    and "need" not in acts
+                    and _is_question(unit.text)
+                    and self._decided(unit, after, before)
+                )
+                blocker = "self_answered" if answered else None
             elif "choice" in acts and not _is_question(unit.text):
                 # "Two ways: A, or B. Which is better? A, since ...": the question's answer
                 # decides the choice too.
@@ -243,7 +251,7 @@ class SpeechActClassifier:
                     decided = self._decided(unit, after, before)
                 blocker = "decided" if decided else None
             else:
-                blocker = self._blocker(unit, after, before)
+                blocker = self._blocker(unit, after, before, offers=not gate.stuck())
             if blocker:
                 blocked[blocker] = blocked.get(blocker, 0) + 1
                 continue
@@ -329,11 +337,15 @@ class SpeechActClassifier:
             acts.add("question")
         return acts
 
-    def _blocker(self, unit: Unit, after: list[Unit], before: Unit | None = None) -> str | None:
+    def _blocker(
+        self, unit: Unit, after: list[Unit], before: Unit | None = None, offers: bool = True
+    ) -> str | None:
         """Why an asking unit doesn't count, if it doesn't; `after`: the next two units of its
-        paragraph, `before`: the one before it there."""
+        paragraph, `before`: the one before it there; `offers`: whether an offer's wording
+        makes it optional (not when the text says the work is stuck: "Do you want me to also
+        update the chart? The deploy will fail without it")."""
         for name, pattern in self.blockers.items():
-            if pattern.search(unit.text):
+            if pattern.search(unit.text) and (offers or name != "offer"):
                 return name
         if not _is_question(unit.text):
             return None
@@ -374,6 +386,9 @@ class _Gate:
 
     def finished(self) -> bool:
         return self._has("finished")
+
+    def stuck(self) -> bool:
+        return self._has("unfinished_strong")
 
     def done(self, edited: bool) -> bool:
         """Whether "Shall I also ...?" offers more work after the task's own work: after edits,
