@@ -67,7 +67,7 @@ _RHETORICAL = re.compile(
 
 # Acts that stop the work by themselves: no offer undoes them, and after edits they ask even
 # when the rest reads finished; a question, request or doubt after finished work is optional.
-_FIRM = frozenset({"need", "go_ahead", "choice"})
+_FIRM = frozenset({"need", "go_ahead", "choice", "held_open"})
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,7 @@ class SpeechActClassifier:
     decided: re.Pattern
     option_intro: re.Pattern
     option_taken: re.Pattern
+    held_open: re.Pattern
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -202,6 +203,7 @@ class SpeechActClassifier:
                     "decided",
                     "option_intro",
                     "option_taken",
+                    "held_open",
                 )
             },
             any_act=one([p for v in acts.values() for p in v]),
@@ -255,6 +257,8 @@ class SpeechActClassifier:
             if blocker:
                 blocked[blocker] = blocked.get(blocker, 0) + 1
                 continue
+            if _is_question(unit.text) and any(self.held_open.search(u.text) for u in after):
+                acts = acts | {"held_open"}  # "... or per request? If it's per request, ..."
             categories |= acts
             counted.append(unit.text)
         options = self._option_list(found)
