@@ -171,6 +171,8 @@ class SpeechActClassifier:
     option_intro: re.Pattern
     option_taken: re.Pattern
     held_open: re.Pattern
+    requirement_questions: re.Pattern
+    more_work: re.Pattern
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -204,6 +206,8 @@ class SpeechActClassifier:
                     "option_intro",
                     "option_taken",
                     "held_open",
+                    "requirement_questions",
+                    "more_work",
                 )
             },
             any_act=one([p for v in acts.values() for p in v]),
@@ -259,6 +263,8 @@ class SpeechActClassifier:
                 continue
             if _is_question(unit.text) and any(self.held_open.search(u.text) for u in after):
                 acts = acts | {"held_open"}  # "... or per request? If it's per request, ..."
+            if edited and self._requirement(unit, after):
+                acts = acts | {"requirement"}
             categories |= acts
             counted.append(unit.text)
         options = self._option_list(found)
@@ -269,7 +275,11 @@ class SpeechActClassifier:
         if not edited or not would_ask:
             asked = would_ask
         else:
-            asked = bool(categories & _FIRM) or gate.unfinished() or not gate.finished()
+            asked = (
+                bool(categories & (_FIRM | {"requirement"}))
+                or gate.unfinished()
+                or not gate.finished()
+            )
         return Detection(
             asked=asked,
             version=self.version,
@@ -279,6 +289,18 @@ class SpeechActClassifier:
             blocked=blocked,
             questions_with_edits=would_ask and edited and not asked,
         )
+
+    def _requirement(self, unit: Unit, after: list[Unit]) -> bool:
+        """A question about what the task itself should do ("Should archived projects still
+        count toward the limit?", "keep a redirect, or return 410?"), not about more work
+        ("... too?", "in a separate PR?", "Either is fine by me")."""
+        if not _is_question(unit.text) or not self.requirement_questions.search(unit.text):
+            return False
+        if any(self.more_work.search(u.text) for u in [unit, *after]):
+            return False
+        # The turn ends its paragraph on it, or what follows says the answer matters: a
+        # question followed by more prose may be one the agent goes on to settle.
+        return not after or any(self.held_open.search(u.text) for u in after)
 
     def _blocks(self, unit: Unit, name: str) -> bool:
         pattern = self.blockers.get(name)
@@ -316,11 +338,18 @@ class SpeechActClassifier:
         """Whether the units after a question or a choice answer it: an answer that isn't held
         open ("If it is, ...", "depends on"), the agent's decision ("I went with a warning"),
         or one of the question's own alternatives ("Lock or a queue? A queue: ...")."""
-        if not after or any(self.open.search(u.text) for u in after):
+        if not after:
+            return False
+        first = after[0].text
+        # An answer that opens with one of the question's alternatives ("Only in the
+        # formatter — ...") settles it whatever the reasons after it say.
+        question = unit.text + " " + (before.text if before else "")
+        if not self.open.search(first) and _echoes(first, question):
+            return True
+        if any(self.open.search(u.text) for u in after):
             return False
         if any(self.decided.search(u.text) for u in after):
             return True
-        first = after[0].text
         if self.answer_openers.search(first.lstrip("→->–—:= ")):
             return True
         if re.match(r"how (?:many|much|long|often)\b", unit.text, re.I) and re.match(
@@ -329,7 +358,7 @@ class SpeechActClassifier:
             re.I,
         ):
             return True
-        return _echoes(first, unit.text + " " + (before.text if before else ""))
+        return False
 
     def _acts(self, unit: Unit) -> set[str]:
         acts = (
