@@ -352,13 +352,14 @@ class SpeechActClassifier:
             return True
         if self.answer_openers.search(first.lstrip("→->–—:= ")):
             return True
-        if re.match(r"how (?:many|much|long|often)\b", unit.text, re.I) and re.match(
-            r"(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|none|a few|several)\b",
-            first,
-            re.I,
-        ):
-            return True
-        return False
+        return bool(
+            re.match(r"how (?:many|much|long|often)\b", unit.text, re.I)
+            and re.match(
+                r"(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|none|a few|several)\b",
+                first,
+                re.I,
+            )
+        )
 
     def _acts(self, unit: Unit) -> set[str]:
         acts = (
