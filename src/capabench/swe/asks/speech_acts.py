@@ -244,7 +244,8 @@ class SpeechActClassifier:
                     edited
                     and "need" not in acts
                     and _is_question(unit.text)
-                    and self._decided(unit, after, before)
+                    and not gate.stuck()
+                    and self._decided(unit, after, before, strict=True)
                 )
                 blocker = "self_answered" if answered else None
             elif "choice" in acts and not _is_question(unit.text):
@@ -334,7 +335,9 @@ class SpeechActClassifier:
             return unit.text
         return ""
 
-    def _decided(self, unit: Unit, after: list[Unit], before: Unit | None) -> bool:
+    def _decided(
+        self, unit: Unit, after: list[Unit], before: Unit | None, strict: bool = False
+    ) -> bool:
         """Whether the units after a question or a choice answer it: an answer that isn't held
         open ("If it is, ...", "depends on"), the agent's decision ("I went with a warning"),
         or one of the question's own alternatives ("Lock or a queue? A queue: ...")."""
@@ -350,6 +353,8 @@ class SpeechActClassifier:
             return False
         if any(self.decided.search(u.text) for u in after):
             return True
+        if strict:  # a go-ahead the agent acted on: its decision, not an opener like "It's"
+            return False
         if self.answer_openers.search(first.lstrip("→->–—:= ")):
             return True
         return bool(
