@@ -150,7 +150,7 @@ def _is_question(text: str) -> bool:
 @dataclass(frozen=True)
 class SpeechActClassifier:
     """Each config list is compiled into one alternation (a pattern per act, per blocker, per
-    gate signal): one search per unit instead of one per phrase keeps it near 1 ms a message."""
+    gate signal), one search per unit instead of one per phrase."""
 
     version: str
     acts: dict[str, re.Pattern]
@@ -180,7 +180,9 @@ class SpeechActClassifier:
         def one(patterns: list[str] | str) -> re.Pattern:
             if isinstance(patterns, str):
                 patterns = [patterns]
-            return re.compile("|".join(f"(?:{p})" for p in patterns), re.I | re.M)
+            # ASCII classes (\b, \w) and case folding: the phrases are English words, and
+            # the search runs about twice as fast.
+            return re.compile("|".join(f"(?:{p})" for p in patterns), re.I | re.M | re.A)
 
         acts = data["acts"]
         return cls(
