@@ -173,6 +173,7 @@ class SpeechActClassifier:
     held_open: re.Pattern
     requirement_questions: re.Pattern
     more_work: re.Pattern
+    acted: re.Pattern
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -210,6 +211,7 @@ class SpeechActClassifier:
                     "held_open",
                     "requirement_questions",
                     "more_work",
+                    "acted",
                 )
             },
             any_act=one([p for v in acts.values() for p in v]),
@@ -351,6 +353,8 @@ class SpeechActClassifier:
         question = unit.text + " " + (before.text if before else "")
         if not self.open.search(first) and _echoes(first, question):
             return True
+        if any(self.acted.search(u.text) for u in after):
+            return True  # "I'd go with B, and that's what I did."
         if any(self.open.search(u.text) for u in after):
             return False
         if any(self.decided.search(u.text) for u in after):
