@@ -361,7 +361,7 @@ class SpeechActClassifier:
             return True
         if strict:  # a go-ahead the agent acted on: its decision, not an opener like "It's"
             return False
-        if self.answer_openers.search(first.lstrip("→->–—:= ")):
+        if self.answer_openers.search(_answer(first)):
             return True
         return bool(
             re.match(r"how (?:many|much|long|often)\b", unit.text, re.I)
@@ -399,7 +399,7 @@ class SpeechActClassifier:
         if unit.posed:
             return "self_answered"
         # Answered right after: a plain yes/no, or anything not held open by what follows.
-        if after and self.strong_answers.search(after[0].text.lstrip("→->–—:= ")):
+        if after and self.strong_answers.search(_answer(after[0].text)):
             return "self_answered"
         if any(
             self.strong_answers.search(u.text) or self.answer_endings.search(u.text) for u in after
@@ -442,6 +442,14 @@ class _Gate:
         if self._has("unfinished_strong"):
             return False
         return True if edited else self._has("no_change")
+
+
+_ANSWER_MARK = re.compile(r"^(?:[→\->–—:=\s]+|(?:a|answer)\s*:\s*)+", re.I)
+
+
+def _answer(text: str) -> str:
+    """An answer without its lead-in ("→ Yes", "A: Yes, ...")."""
+    return _ANSWER_MARK.sub("", text)
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_+.-]*", re.I)
