@@ -58,9 +58,10 @@ _BOLD_LINE = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__)[:.]?$")
 _ITEM_POSED = re.compile(r"^[^?]{1,40}\?\s+[A-Z0-9`]")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _TRAILING = re.compile(r"[\s*_)\]\"'.!:;,-]+$")
-# Questions about the code the agent then answers itself ("How can len(items) be 0? It...").
+# Questions about the code the agent then answers itself ("How can len(items) be 0? It...",
+# "Where was the time going? 90% in ..."): diagnostic, often in the past tense.
 _RHETORICAL = re.compile(
-    r"^(?:so |and |but )?(?:why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended))\b",
+    r"^(?:so |and |but )?(?:(?:where|what|which|who|when) (?:\w+ ){0,6}?(?:was|were|did|had)\b|(?:was|were|did|had) (?:it|this|that|the)\b|why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended))\b",
     re.I,
 )
 
