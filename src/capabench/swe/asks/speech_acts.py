@@ -245,12 +245,16 @@ class SpeechActClassifier:
                 # An offer or pleasantry can't undo a need or a go-ahead in the same unit; after
                 # edits, a go-ahead question the agent answered and acted on is no ask ("Is it
                 # safe to drop the index? I checked: zero scans. Dropped it.").
-                answered = (
-                    edited
-                    and "need" not in acts
-                    and _is_question(unit.text)
-                    and not gate.stuck()
-                    and self._decided(unit, after, before, strict=True)
+                question = "need" not in acts and _is_question(unit.text)
+                answered = question and (
+                    # "- **Is it safe to upgrade?** Yes, no breaking changes": posed and answered
+                    unit.posed
+                    or bool(after and self.strong_answers.search(_answer(after[0].text)))
+                    or (
+                        edited
+                        and not gate.stuck()
+                        and self._decided(unit, after, before, strict=True)
+                    )
                 )
                 blocker = "self_answered" if answered else None
             elif "choice" in acts and not _is_question(unit.text):
