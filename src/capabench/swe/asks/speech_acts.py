@@ -46,6 +46,9 @@ _PROMPT = re.compile(
     r"[^.!?\n:]*(?:\?\s*(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))|(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))\s*\?)",
     re.I,
 )
+_BARE_CONTRACTION = re.compile(
+    r"\b(don|can|isn|doesn|didn|haven|hasn|aren|wasn|weren|couldn|shouldn|wouldn)t\b", re.I
+)
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|viz|a\.k\.a|w\.r\.t)\.", re.I)
 _DOT = "\x00"
 # A sentence ends at . ! ? followed by space (so "2.x?" and "v1.2" stay whole).
@@ -88,6 +91,8 @@ def prose(message: str) -> str:
     text = _FENCE.sub("\n\n", message)
     text = _INLINE.sub("CODE", text)
     text = _QUOTED.sub("QUOTE", text)
+    # One apostrophe, and the common contractions small models write without one ("dont").
+    text = _BARE_CONTRACTION.sub(lambda m: m.group(1) + "'t", text.replace("’", "'"))
     lowered = text.lower()
     if "y/n" in lowered or "yes/no" in lowered:  # the prompt pattern is slow; both need one
         text = _PROMPT.sub(" PROMPT", text)
