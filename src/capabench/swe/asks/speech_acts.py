@@ -418,7 +418,12 @@ class SpeechActClassifier:
         if self._decided(unit, after, before):
             return "self_answered"
         explained = bool(after) and not _is_question(after[0].text)
-        if explained and _RHETORICAL.search(unit.text) and not self.addressed.search(unit.text):
+        if (
+            explained
+            and _RHETORICAL.search(unit.text)
+            and not self.addressed.search(unit.text)
+            and not any(self.open.search(u.text) for u in after)  # "... I stopped there."
+        ):
             return "self_answered"
         if unit.heading and not self.addressed.search(unit.text):
             return "self_answered"  # a heading that poses the question the text answers
