@@ -104,7 +104,7 @@ def test_v1_stays_available_by_name_and_v2_is_the_default():
     assert load(CONFIG).version == "v1"
 
 
-WRITTEN_ON = ["tune"] + [f"dev{i}" for i in range(1, 32)]
+WRITTEN_ON = ["tune"] + [f"dev{i}" for i in range(1, 33)]
 
 
 @pytest.mark.parametrize("part", WRITTEN_ON)

@@ -239,6 +239,10 @@ class SpeechActClassifier:
             if not acts:
                 continue
             after = [u for u in found[i + 1 : i + 3] if u.paragraph == unit.paragraph]
+            if not after and i + 1 < len(found) and _is_question(unit.text):
+                # A question that ends its paragraph may be answered by the next one
+                # ("Does this change the API?" / "No: only the private codec changed.").
+                after = [found[i + 1]]
             before = found[i - 1] if i and found[i - 1].paragraph == unit.paragraph else None
             if "need" not in acts and self._offer(unit) and gate.done(edited):
                 blocker = "offer"
@@ -313,9 +317,11 @@ class SpeechActClassifier:
             return False
         if any(self.more_work.search(u.text) for u in [unit, *after]):
             return False
-        # The turn ends its paragraph on it, or what follows says the answer matters: a
-        # question followed by more prose may be one the agent goes on to settle.
-        return not after or any(self.held_open.search(u.text) for u in after)
+        # The turn ends on it, or what follows says the answer matters: a question followed
+        # by more prose may be one the agent goes on to settle.
+        if any(self.held_open.search(u.text) for u in after):
+            return True
+        return unit.last and not any(u.paragraph == unit.paragraph for u in after)
 
     def _blocks(self, unit: Unit, name: str) -> bool:
         pattern = self.blockers.get(name)
