@@ -104,7 +104,7 @@ def test_v1_stays_available_by_name_and_v2_is_the_default():
     assert load(CONFIG).version == "v1"
 
 
-WRITTEN_ON = ["tune"] + [f"dev{i}" for i in range(1, 33)]
+WRITTEN_ON = ["tune"] + [f"dev{i}" for i in range(1, 34)]
 
 
 @pytest.mark.parametrize("part", WRITTEN_ON)
@@ -337,6 +337,44 @@ def test_v2_an_option_list_without_a_question_word_asks(text):
 )
 def test_v2_a_request_phrased_as_a_conditional_asks(text):
     assert classifier().classify(text).asked
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Should archived projects still count toward the plan limit?",
+        "What should happen for locales the library has no data for: Monday or Sunday?",
+        "Clients still call `/orders`; keep a redirect, or return 410 Gone?",
+        "The old page had an undocumented advanced toggle. Keep it?",
+    ],
+)
+def test_v2_after_edits_a_question_about_what_the_task_should_do_asks(question):
+    """Even when the rest reads finished: the answer decides the work, unlike an offer of
+    more work."""
+    d = classifier().classify(FINISHED + question, edited=True)
+    assert d.asked and "requirement" in d.categories, d
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "Does this look right to you?",
+        "Is that what you were after?",
+        "Clear enough? It mirrors how the frontend tooling does it.",
+        "Any questions about it?",
+    ],
+)
+def test_v2_a_confirmation_check_after_the_work_is_not_an_ask(check):
+    assert not classifier().classify(FINISHED + check, edited=True).asked
+
+
+def test_v2_a_question_answered_in_the_next_paragraph_is_not_an_ask():
+    text = (
+        "Changed the default page size to 50.\n\nDoes this break the mobile app?\n\n"
+        "No, it sends `page_size` explicitly on every request."
+    )
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.blocked.get("self_answered"), d
 
 
 def test_v2_a_conditional_offer_after_finished_work_is_not_an_ask():
