@@ -1,12 +1,14 @@
 """Precision and recall of the ask classifiers (v1, v2, an LLM judge) on the public corpus of
 agents' final messages (tests/data/ask_messages: each part written independently of the
 classifiers by a separate writer; `tune` and `dev*` were used to write v2, `heldout*` only
-measured), overall, by edit gate and by agent style, and the time per message.
+measured), overall, by edit gate and by agent style, and the time per message (wall clock,
+and CPU time, which a busy shared machine disturbs less).
 
     python benchmarks/ask_detection.py [--classifiers v1,v2] [--ask-judge-model local]
-        [--part FILE ...] [--show-misses]
+        [--part FILE ...] [--show-misses] [--by-kind]
 
---show-misses prints the messages a classifier gets wrong, except in held-out parts.
+--show-misses prints the messages a classifier gets wrong, except in held-out parts;
+--by-kind counts the errors by the writer's `kind` tag (counts only, in every part).
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ def _pr(rows: list[tuple[bool, bool]]) -> str:
     return f"P {p} R {r} (n={len(rows)}, fp={fp}, fn={fn})"
 
 
-def measure(clf, part: Path, show: bool) -> None:
+def measure(clf, part: Path, show: bool, by_kind: bool = False) -> None:
     data = json.loads(part.read_text())
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     got = [clf.classify(m["text"], edited=m["edited"]).asked for m in data]
     ms = (time.perf_counter() - start) / len(data) * 1000
+    cpu_ms = (time.process_time() - cpu) / len(data) * 1000
     rows = [(g, m["ask"]) for g, m in zip(got, data, strict=True)]
-    print(f"  {part.stem:10} {_pr(rows)}  [{ms:.2f} ms/message]")
+    print(f"  {part.stem:10} {_pr(rows)}  [{ms:.2f} ms/message, {cpu_ms:.2f} ms CPU]")
     for name, key in (("edited", lambda m: m["edited"]), ("style", lambda m: m["style"])):
         groups = sorted({key(m) for m in data}, key=str)
         parts = [
@@ -44,6 +47,13 @@ def measure(clf, part: Path, show: bool) -> None:
             for g in groups
         ]
         print("      " + "; ".join(parts))
+    if by_kind:
+        errors: dict[str, list[int]] = {}
+        for (g, want), m in zip(rows, data, strict=True):
+            if g != want:
+                errors.setdefault(m.get("kind", "?"), [0, 0])[0 if want else 1] += 1
+        for kind, (fn, fp) in sorted(errors.items()):
+            print(f"      kind {kind}: fn={fn} fp={fp}")
     if show and not part.stem.startswith("heldout"):
         for (g, want), m in zip(rows, data, strict=True):
             if g != want:
@@ -61,6 +71,7 @@ def main() -> None:
     parser.add_argument("--ask-judge-model", help="also measure an LLM judge, e.g. local")
     parser.add_argument("--part", action="append", help="a corpus file (default: every part)")
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--by-kind", action="store_true", help="error counts by kind tag")
     args = parser.parse_args()
     parts = [Path(p) for p in args.part] if args.part else sorted(CORPUS.glob("*.json"))
     classifiers = [load(name) for name in args.classifiers.split(",") if name]
@@ -78,7 +89,7 @@ def main() -> None:
     for clf in classifiers:
         print(f"== {clf.version}")
         for part in parts:
-            measure(clf, part, args.show_misses)
+            measure(clf, part, args.show_misses, args.by_kind)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,9 @@ _PROMPT = re.compile(
     r"[^.!?\n:]*(?:\?\s*(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))|(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))\s*\?)",
     re.I,
 )
+_BARE_CONTRACTION = re.compile(
+    r"\b(don|can|isn|doesn|didn|haven|hasn|aren|wasn|weren|couldn|shouldn|wouldn)t\b", re.I
+)
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|viz|a\.k\.a|w\.r\.t)\.", re.I)
 _DOT = "\x00"
 # A sentence ends at . ! ? followed by space (so "2.x?" and "v1.2" stay whole).
@@ -56,17 +59,19 @@ _POSED = re.compile(r"^(?:\*\*|__)[^*_\n]+\?(?:\*\*|__)\s*\S")
 _BOLD_LINE = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__)[:.]?$")
 # A list item that poses a short question and goes on to answer it ("Blockers? Two models...").
 _ITEM_POSED = re.compile(r"^[^?]{1,40}\?\s+[A-Z0-9`]")
+_PARAGRAPH = re.compile(r"\n\s*\n")
 _TRAILING = re.compile(r"[\s*_)\]\"'.!:;,-]+$")
-# Questions about the code the agent then answers itself ("How can len(items) be 0? It...").
+# Questions about the code the agent then answers itself ("How can len(items) be 0? It...",
+# "Where was the time going? 90% in ..."): diagnostic, often in the past tense.
 _RHETORICAL = re.compile(
-    r"^(?:so |and |but )?(?:why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended))\b",
+    r"^(?:so |and |but )?(?:(?:where|what|which|who|when) (?:\w+ ){0,6}?(?:was|were|did|had)\b|(?:was|were|did|had) (?:it|this|that|the)\b|why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended))\b",
     re.I,
 )
 
 
 # Acts that stop the work by themselves: no offer undoes them, and after edits they ask even
 # when the rest reads finished; a question, request or doubt after finished work is optional.
-_FIRM = frozenset({"need", "go_ahead", "choice"})
+_FIRM = frozenset({"need", "go_ahead", "choice", "held_open"})
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class Unit:
     heading: bool
     reported: bool = False  # an item under "The reporter asks:": someone else's question
     posed: bool = False  # "**Does it affect 2.x?** No, ...": a question the line goes on to answer
+    item: bool = False  # a list item
 
 
 def prose(message: str) -> str:
@@ -85,7 +91,11 @@ def prose(message: str) -> str:
     text = _FENCE.sub("\n\n", message)
     text = _INLINE.sub("CODE", text)
     text = _QUOTED.sub("QUOTE", text)
-    text = _PROMPT.sub(" PROMPT", text)
+    # One apostrophe, and the common contractions small models write without one ("dont").
+    text = _BARE_CONTRACTION.sub(lambda m: m.group(1) + "'t", text.replace("’", "'"))
+    lowered = text.lower()
+    if "y/n" in lowered or "yes/no" in lowered:  # the prompt pattern is slow; both need one
+        text = _PROMPT.sub(" PROMPT", text)
     kept, code = [], False
     for line in text.splitlines():
         # An indented code block: four spaces after a blank line (or more code), not a list.
@@ -98,7 +108,11 @@ def prose(message: str) -> str:
 def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit]:
     """The message's prose units: sentences and list items, by paragraph; list items under a
     heading that `reported_heading` matches are marked reported."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", prose(message)) if p.strip()]
+    return _units(prose(message), reported_heading)
+
+
+def _units(text: str, reported_heading: re.Pattern | None) -> list[Unit]:
+    paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
     found = []
     reporting = False
     for index, paragraph in enumerate(paragraphs):
@@ -122,7 +136,15 @@ def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit
                 if sentence:
                     last = index == len(paragraphs) - 1
                     found.append(
-                        Unit(sentence, index, last, heading, item and reporting, posed and n == 0)
+                        Unit(
+                            sentence,
+                            index,
+                            last,
+                            heading,
+                            item and reporting,
+                            posed and n == 0,
+                            item,
+                        )
                     )
     return found
 
@@ -133,33 +155,72 @@ def _is_question(text: str) -> bool:
 
 @dataclass(frozen=True)
 class SpeechActClassifier:
+    """Each config list is compiled into one alternation (a pattern per act, per blocker, per
+    gate signal), one search per unit instead of one per phrase."""
+
     version: str
-    acts: dict[str, list[re.Pattern]]
-    blockers: dict[str, list[re.Pattern]]
+    acts: dict[str, re.Pattern]
+    blockers: dict[str, re.Pattern]
     answer_openers: re.Pattern
     strong_answers: re.Pattern
     answer_endings: re.Pattern
     addressed: re.Pattern
     reported_heading: re.Pattern
-    unfinished: list[re.Pattern]
-    finished: list[re.Pattern]
+    unfinished: re.Pattern
+    finished: re.Pattern
+    unfinished_strong: re.Pattern
+    no_change: re.Pattern
+    offer_questions: re.Pattern
+    deferring_alternative: re.Pattern
+    open: re.Pattern
+    decided: re.Pattern
+    option_intro: re.Pattern
+    option_taken: re.Pattern
+    held_open: re.Pattern
+    requirement_questions: re.Pattern
+    more_work: re.Pattern
+    acted: re.Pattern
+    any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
     def from_config(cls, data: dict) -> SpeechActClassifier:
-        def compile_all(group: dict) -> dict[str, list[re.Pattern]]:
-            return {k: [re.compile(p, re.I | re.M) for p in v] for k, v in group.items()}
+        def one(patterns: list[str] | str) -> re.Pattern:
+            if isinstance(patterns, str):
+                patterns = [patterns]
+            # ASCII classes (\b, \w) and case folding: the phrases are English words, and
+            # the search runs about twice as fast.
+            return re.compile("|".join(f"(?:{p})" for p in patterns), re.I | re.M | re.A)
 
+        acts = data["acts"]
         return cls(
             version=f"v{data['version']}",
-            acts=compile_all(data["acts"]),
-            blockers=compile_all(data["blockers"]),
-            answer_openers=re.compile(data["answer_openers"], re.I),
-            strong_answers=re.compile(data["strong_answers"], re.I),
-            answer_endings=re.compile(data["answer_endings"], re.I),
-            addressed=re.compile(data["addressed"], re.I),
-            reported_heading=re.compile(data["reported_heading"], re.I),
-            unfinished=[re.compile(p, re.I | re.M) for p in data["unfinished"]],
-            finished=[re.compile(p, re.I | re.M) for p in data["finished"]],
+            acts={k: one(v) for k, v in acts.items()},
+            blockers={k: one(v) for k, v in data["blockers"].items()},
+            **{
+                key: one(data[key])
+                for key in (
+                    "answer_openers",
+                    "strong_answers",
+                    "answer_endings",
+                    "addressed",
+                    "reported_heading",
+                    "unfinished",
+                    "finished",
+                    "unfinished_strong",
+                    "no_change",
+                    "offer_questions",
+                    "deferring_alternative",
+                    "open",
+                    "decided",
+                    "option_intro",
+                    "option_taken",
+                    "held_open",
+                    "requirement_questions",
+                    "more_work",
+                    "acted",
+                )
+            },
+            any_act=one([p for v in acts.values() for p in v]),
         )
 
     @classmethod
@@ -167,7 +228,9 @@ class SpeechActClassifier:
         return cls.from_config(json.loads(Path(path).read_text()))
 
     def classify(self, message: str, *, edited: bool = False) -> Detection:
-        found = units(message, self.reported_heading)
+        text = prose(message)
+        found = _units(text, self.reported_heading)
+        gate = _Gate(self, text)
         counted: list[str] = []
         categories: set[str] = set()
         blocked: dict[str, int] = {}
@@ -176,21 +239,66 @@ class SpeechActClassifier:
             if not acts:
                 continue
             after = [u for u in found[i + 1 : i + 3] if u.paragraph == unit.paragraph]
-            # An offer or pleasantry can't undo a need, a go-ahead or a choice in the same unit.
-            blocker = None if acts & _FIRM else self._blocker(unit, after)
+            if not after and i + 1 < len(found) and _is_question(unit.text):
+                # A question that ends its paragraph may be answered by the next one
+                # ("Does this change the API?" / "No: only the private codec changed.").
+                after = [found[i + 1]]
+            before = found[i - 1] if i and found[i - 1].paragraph == unit.paragraph else None
+            if "need" not in acts and self._offer(unit) and gate.done(edited):
+                blocker = "offer"
+            elif _is_question(unit.text) and after and self._blocks(after[0], "offer"):
+                # "Should the exit code change too? Happy to do that separately.": the offer
+                # after it makes the question optional.
+                blocker = "offer"
+            elif acts & {"need", "go_ahead"}:
+                # An offer or pleasantry can't undo a need or a go-ahead in the same unit; after
+                # edits, a go-ahead question the agent answered and acted on is no ask ("Is it
+                # safe to drop the index? I checked: zero scans. Dropped it.").
+                question = "need" not in acts and _is_question(unit.text)
+                answered = question and (
+                    # "- **Is it safe to upgrade?** Yes, no breaking changes": posed and answered
+                    unit.posed
+                    or bool(after and self.strong_answers.search(_answer(after[0].text)))
+                    or (
+                        edited
+                        and not gate.stuck()
+                        and self._decided(unit, after, before, strict=True)
+                    )
+                )
+                blocker = "self_answered" if answered else None
+            elif "choice" in acts and not _is_question(unit.text):
+                # "Two ways: A, or B. Which is better? A, since ...": the question's answer
+                # decides the choice too.
+                rest = [u for u in found[i + 1 : i + 4] if u.paragraph == unit.paragraph]
+                if rest and _is_question(rest[0].text):
+                    decided = self._decided(rest[0], rest[1:], unit)
+                else:
+                    decided = self._decided(unit, after, before)
+                blocker = "decided" if decided else None
+            else:
+                blocker = self._blocker(unit, after, before, offers=not gate.stuck())
             if blocker:
                 blocked[blocker] = blocked.get(blocker, 0) + 1
                 continue
+            if _is_question(unit.text) and any(self.held_open.search(u.text) for u in after):
+                acts = acts | {"held_open"}  # "... or per request? If it's per request, ..."
+            if edited and self._requirement(unit, after):
+                acts = acts | {"requirement"}
             categories |= acts
             counted.append(unit.text)
+        options = self._option_list(found)
+        if options:
+            categories.add("choice")
+            counted.append(options)
         would_ask = bool(categories)
-        if not edited:
+        if not edited or not would_ask:
             asked = would_ask
         else:
-            text = prose(message)
-            unfinished = any(p.search(text) for p in self.unfinished)
-            finished = any(p.search(text) for p in self.finished)
-            asked = bool(categories & _FIRM) or (would_ask and (unfinished or not finished))
+            asked = (
+                bool(categories & (_FIRM | {"requirement"}))
+                or gate.unfinished()
+                or not gate.finished()
+            )
         return Detection(
             asked=asked,
             version=self.version,
@@ -201,21 +309,104 @@ class SpeechActClassifier:
             questions_with_edits=would_ask and edited and not asked,
         )
 
+    def _requirement(self, unit: Unit, after: list[Unit]) -> bool:
+        """A question about what the task itself should do ("Should archived projects still
+        count toward the limit?", "keep a redirect, or return 410?"), not about more work
+        ("... too?", "in a separate PR?", "Either is fine by me")."""
+        if not _is_question(unit.text) or not self.requirement_questions.search(unit.text):
+            return False
+        if any(self.more_work.search(u.text) for u in [unit, *after]):
+            return False
+        # The turn ends on it, or what follows says the answer matters: a question followed
+        # by more prose may be one the agent goes on to settle.
+        if any(self.held_open.search(u.text) for u in after):
+            return True
+        return unit.last and not any(u.paragraph == unit.paragraph for u in after)
+
+    def _blocks(self, unit: Unit, name: str) -> bool:
+        pattern = self.blockers.get(name)
+        return bool(pattern and pattern.search(unit.text))
+
+    def _offer(self, unit: Unit) -> bool:
+        """A yes/no offer of one more thing ("Shall I open a PR?", "Do you want me to also
+        ...?"), not a choice between two ("Should I update it, or revert?")."""
+        text = unit.text
+        if not _is_question(text) or not self.offer_questions.search(text):
+            return False
+        head = self.deferring_alternative.split(text, maxsplit=1)[0]
+        return not re.search(r",? or\b", head)
+
+    def _option_list(self, found: list[Unit]) -> str:
+        """An intro line offering options ("Options for the duplicate-email case:") over two or
+        more list items, none of them taken and none taken after: the intro, or ""."""
+        for i, unit in enumerate(found):
+            if unit.item or not self.option_intro.search(unit.text):
+                continue
+            items = []
+            for later in found[i + 1 :]:
+                if not later.item:
+                    break
+                items.append(later)
+            if len(items) < 2:
+                continue
+            rest = found[i + 1 + len(items) : i + 3 + len(items)]
+            if any(self.option_taken.search(u.text) for u in items + rest):
+                continue
+            return unit.text
+        return ""
+
+    def _decided(
+        self, unit: Unit, after: list[Unit], before: Unit | None, strict: bool = False
+    ) -> bool:
+        """Whether the units after a question or a choice answer it: an answer that isn't held
+        open ("If it is, ...", "depends on"), the agent's decision ("I went with a warning"),
+        or one of the question's own alternatives ("Lock or a queue? A queue: ...")."""
+        if not after:
+            return False
+        first = after[0].text
+        # An answer that opens with one of the question's alternatives ("Only in the
+        # formatter — ...") settles it whatever the reasons after it say.
+        question = unit.text + " " + (before.text if before else "")
+        if not self.open.search(first) and _echoes(first, question):
+            return True
+        if any(self.acted.search(u.text) for u in after):
+            return True  # "I'd go with B, and that's what I did."
+        if any(self.open.search(u.text) for u in after):
+            return False
+        if any(self.decided.search(u.text) for u in after):
+            return True
+        if strict:  # a go-ahead the agent acted on: its decision, not an opener like "It's"
+            return False
+        if self.answer_openers.search(_answer(first)):
+            return True
+        return bool(
+            re.match(r"how (?:many|much|long|often)\b", unit.text, re.I)
+            and re.match(
+                r"(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|none|a few|several)\b",
+                first,
+                re.I,
+            )
+        )
+
     def _acts(self, unit: Unit) -> set[str]:
-        acts = {
-            name
-            for name, patterns in self.acts.items()
-            if any(p.search(unit.text) for p in patterns)
-        }
+        acts = (
+            {name for name, pattern in self.acts.items() if pattern.search(unit.text)}
+            if self.any_act.search(unit.text)
+            else set()
+        )
         if _is_question(unit.text):
             acts.add("question")
         return acts
 
-    def _blocker(self, unit: Unit, after: list[Unit]) -> str | None:
+    def _blocker(
+        self, unit: Unit, after: list[Unit], before: Unit | None = None, offers: bool = True
+    ) -> str | None:
         """Why an asking unit doesn't count, if it doesn't; `after`: the next two units of its
-        paragraph."""
-        for name, patterns in self.blockers.items():
-            if any(p.search(unit.text) for p in patterns):
+        paragraph, `before`: the one before it there; `offers`: whether an offer's wording
+        makes it optional (not when the text says the work is stuck: "Do you want me to also
+        update the chart? The deploy will fail without it")."""
+        for name, pattern in self.blockers.items():
+            if pattern.search(unit.text) and (offers or name != "offer"):
                 return name
         if not _is_question(unit.text):
             return None
@@ -223,16 +414,89 @@ class SpeechActClassifier:
             return "reported"
         if unit.posed:
             return "self_answered"
-        # Answered right after ("Does it affect 2.x? No, ..."), or a plain yes/no one unit on.
-        if after and self.answer_openers.search(after[0].text.lstrip("→->–—:= ")):
+        # Answered right after: a plain yes/no, or anything not held open by what follows.
+        if after and self.strong_answers.search(_answer(after[0].text)):
             return "self_answered"
         if any(
             self.strong_answers.search(u.text) or self.answer_endings.search(u.text) for u in after
         ):
             return "self_answered"
+        if self._decided(unit, after, before):
+            return "self_answered"
         explained = bool(after) and not _is_question(after[0].text)
-        if explained and _RHETORICAL.search(unit.text) and not self.addressed.search(unit.text):
+        if (
+            explained
+            and _RHETORICAL.search(unit.text)
+            and not self.addressed.search(unit.text)
+            and not any(self.open.search(u.text) for u in after)  # "... I stopped there."
+        ):
             return "self_answered"
         if unit.heading and not self.addressed.search(unit.text):
             return "self_answered"  # a heading that poses the question the text answers
         return None
+
+
+class _Gate:
+    """Whether the work reads finished or unfinished, searched only when a verdict needs it."""
+
+    def __init__(self, clf: SpeechActClassifier, text: str) -> None:
+        self.clf, self.text, self._seen = clf, text, {}
+
+    def _has(self, name: str) -> bool:
+        if name not in self._seen:
+            self._seen[name] = bool(getattr(self.clf, name).search(self.text))
+        return self._seen[name]
+
+    def unfinished(self) -> bool:
+        return self._has("unfinished_strong") or self._has("unfinished")
+
+    def finished(self) -> bool:
+        return self._has("finished")
+
+    def stuck(self) -> bool:
+        return self._has("unfinished_strong")
+
+    def done(self, edited: bool) -> bool:
+        """Whether "Shall I also ...?" offers more work after the task's own work: after edits,
+        unless the text says that work is unfinished ("haven't merged it", "stopped before
+        ..."); without edits, only when the turn found nothing to change."""
+        if self._has("unfinished_strong"):
+            return False
+        return True if edited else self._has("no_change")
+
+
+_ANSWER_MARK = re.compile(r"^(?:[→\->–—:=\s]+|(?:a|answer)\s*:\s*)+", re.I)
+
+
+def _answer(text: str) -> str:
+    """An answer without its lead-in ("→ Yes", "A: Yes, ...")."""
+    return _ANSWER_MARK.sub("", text)
+
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_+.-]*", re.I)
+_LEADING = re.compile(
+    r"^(?:(?:a|an|the|option|approach|choice|plan|go with|definitely|probably)\s+)+", re.I
+)
+
+
+def _echoes(answer: str, question: str) -> bool:
+    """Whether `answer` opens with one of the alternatives `question` offers ("Which default,
+    UTC or local time?" / "UTC: the rest of the API ..."): a word next to its "or", then a
+    break (colon, dash, comma, "since", "because") within four words."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    near: set[str] = set()
+    for i, word in enumerate(words):
+        if word in ("or", "vs", "vs.", "versus"):
+            near.update(words[max(0, i - 4) : i] + words[i + 1 : i + 5])
+    near -= {"a", "an", "the", "it", "to", "of", "in", "on", "for", "is", "be", "we", "i", "or"}
+    if not near:
+        return False
+    head = _LEADING.sub("", answer.strip())
+    first = _WORD.match(head)
+    # "Memoize or precompute? Precomputing was simpler: ...": the same word, inflected.
+    word = first.group(0).lower().rstrip(".") if first else ""
+    if not word or not any(word == w or (len(w) > 4 and word.startswith(w[:5])) for w in near):
+        return False
+    return bool(
+        re.match(r"^(?:\S+\s+){0,3}?\S*?(?:[:,;—–]|\s-\s|\s(?:since|because|as)\b|\.$)", head)
+    )
