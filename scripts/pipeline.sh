@@ -8,7 +8,8 @@
 #      failure), batch over the bundled dataset, grading, sanity check, dashboard.
 # Usage: scripts/pipeline.sh MODEL [model options, e.g. --base-url URL --api-key KEY]
 # Settings (environment): RUNS (runs), REPORT (report), MODEL_LIMIT (2 sessions),
-# MAX_TOKENS (per CAPA turn), POLICY_LIMIT (all sessions), SWE_COUNT (all instances).
+# MAX_TOKENS (per CAPA turn; a local model's slice is sized to LOCAL_BUDGET_S, 240 s, unless
+# either is set), POLICY_LIMIT (all sessions), SWE_COUNT (all instances).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${1:?usage: scripts/pipeline.sh MODEL [model options]}
@@ -28,8 +29,20 @@ for policy in oracle history-reader asker guesser; do
     --quiet --run-dir "$runs/main-$policy"
   dirs+=("$runs/main-$policy")
 done
-$cb run --model "$model" "$@" --conditions none,same-user --limit "${MODEL_LIMIT:-2}" --concurrency 1 \
-  --max-tokens "${MAX_TOKENS:-512}" --quiet --run-dir "$runs/main-$slug"
+# A local model's slice is sized by its measured speed to fit LOCAL_BUDGET_S (once per runs
+# folder: a resumed run keeps its settings).
+limit=${MODEL_LIMIT:-2}
+tokens=${MAX_TOKENS:-512}
+if [[ "$model" == local* && -z "${MODEL_LIMIT:-}${MAX_TOKENS:-}" ]]; then
+  sizing="$runs/main-$slug.slice"
+  mkdir -p "$runs"
+  [ -s "$sizing" ] || "${PYTHON:-.venv/bin/python}" -m capabench.models.local_slice \
+    --budget-s "${LOCAL_BUDGET_S:-240}" --model "$model" > "$sizing.tmp" && mv "$sizing.tmp" "$sizing"
+  read -r limit tokens < "$sizing"
+  echo "local slice: $limit session(s) per condition, $tokens tokens per reply ($sizing)"
+fi
+$cb run --model "$model" "$@" --conditions none,same-user --limit "$limit" --concurrency 1 \
+  --max-tokens "$tokens" --quiet --run-dir "$runs/main-$slug"
 $cb report "${dirs[@]}" "$runs/main-$slug" --out "$report"
 
 $cb swe batch --model "$model" "$@" --condition both "${swe_count[@]}" --steps 4 --max-tokens 256 \

@@ -47,3 +47,13 @@ def test_a_worker_that_cannot_start_says_why(processes):
 def test_an_unknown_executor_is_named():
     with pytest.raises(ValueError, match="unknown executor 'slurm'"):
         make_executor("slurm")
+
+
+def test_ctrl_c_asks_a_long_call_in_flight_to_stop_and_keeps_what_finished():
+    from capabench import interrupt
+
+    stream = make_executor("local").map(NapSpec(delay=0.01), ["a", "long"], in_flight=2)
+    assert next(stream).result == "a"
+    with pytest.raises(KeyboardInterrupt):
+        stream.throw(KeyboardInterrupt)  # returns only once the long call has stopped
+    assert not interrupt.requested()  # the next run starts clean

@@ -398,3 +398,12 @@ assert not changed, changed
     env = {k: v for k, v in os.environ.items() if k != "MEM0_TELEMETRY"}
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_local_model_plays_one_session_per_call_slot():
+    """Sessions taking turns on one llama.cpp context would each re-evaluate their whole
+    dialogue at every turn; remote endpoints get a quarter more sessions than calls."""
+    from capabench.runner import sessions_in_flight
+
+    assert sessions_in_flight(1, "local") == 1 and sessions_in_flight(3, "local/m.gguf") == 3
+    assert sessions_in_flight(1, "openai/gpt") == 2 and sessions_in_flight(8) == 10

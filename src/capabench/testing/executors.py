@@ -6,6 +6,8 @@ import os
 import time
 from dataclasses import dataclass
 
+from capabench import interrupt
+
 
 @dataclass
 class NapSpec:
@@ -27,6 +29,13 @@ class NapWorker:
     delay: float
 
     def play(self, job):
+        if job == "long":  # a long call that ends early only when Ctrl-C asks it to
+            deadline = time.monotonic() + 60
+            while not interrupt.requested():
+                if time.monotonic() > deadline:
+                    return "not interrupted"
+                time.sleep(0.01)
+            raise interrupt.Interrupted("stopped")
         time.sleep(self.delay)
         if job == "bug":
             raise KeyError("a bug in the harness")
