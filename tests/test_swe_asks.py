@@ -183,7 +183,7 @@ def test_v2_edit_gate_blocked_edits_ask_finished_ones_do_not():
 
 
 def test_v2_units_survive_dotted_words_abbreviations_and_indented_code():
-    from capabench.swe.asks.speech_acts import units
+    from capabench.swe.asks.reading import units
 
     texts = [
         u.text

@@ -37,14 +37,12 @@ from capabench.swe.records import (
 )
 from capabench.swe.sandbox import (
     agent_env,
-    base_python,
     bwrap_argv,
     exec_wrapper,
     give,
-    install_root,
-    interpreter_roots,
     require_bwrap,
 )
+from capabench.swe.sandbox_view import base_python, install_root, interpreter_roots
 
 SystemPrompt = Literal["preset", "bare"]
 SYSTEM_PROMPTS: dict[str, dict | None] = {

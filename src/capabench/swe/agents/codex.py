@@ -45,13 +45,11 @@ from capabench.swe.records import (
 )
 from capabench.swe.sandbox import (
     agent_env,
-    base_python,
     bwrap_argv,
     give,
-    install_root,
-    interpreter_roots,
     require_bwrap,
 )
+from capabench.swe.sandbox_view import base_python, install_root, interpreter_roots
 
 REFUSED_CHANNEL = f"{ASK_TOOL} (refused)"
 # The CLI's own calls home, switched off where it has a setting (its update check, analytics,

@@ -1,6 +1,6 @@
 """The final-message ask classifier v2: speech acts rather than phrase lists.
 
-A message is read as a person reads it: its prose (code blocks, inline code, blockquotes and
+A message is read as a person reads it (reading.py): its prose (code blocks, inline code, blockquotes and
 quoted questions or printed prompts set aside) split into units (sentences and list items,
 surviving dotted words like "2.x?" and abbreviations), each unit labelled with the acts it
 performs (config/ask_detection_v2.json):
@@ -30,37 +30,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from capabench.swe.asks.reading import Unit, is_question, prose, split_units
 from capabench.swe.asks.verdict import Detection
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-_INLINE = re.compile(r"`[^`\n]*`")
-# Quoted text that asks ("Overwrite existing release? [y/N]", an issue's question quoted):
-# someone else's question, not the agent's.
-# A quote opens after no letter and closes before none ("bulk archive" ... "Admin tooling"
-# are two quotes, not one around the text between).
-_QUOTED = re.compile(
-    r"(?<!\w)\"[^\"\n]*\?[^\"\n]*\"(?!\w)|“[^”\n]*\?[^”\n]*”|‘[^’\n]*\?[^’\n]*’|(?<!\w)'[^'\n]*\?[^'\n]*'(?!\w)"
-)
-# A printed prompt, question and answer marker together ("Proceed (y/n)?", "Overwrite? [y/N]").
-_PROMPT = re.compile(
-    r"[^.!?\n:]*(?:\?\s*(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))|(?:\[(?:y/n|yes/no)\]|\((?:y/n|yes/no)\))\s*\?)",
-    re.I,
-)
-_BARE_CONTRACTION = re.compile(
-    r"\b(don|can|isn|doesn|didn|haven|hasn|aren|wasn|weren|couldn|shouldn|wouldn)t\b", re.I
-)
-_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|viz|a\.k\.a|w\.r\.t)\.", re.I)
-_DOT = "\x00"
-# A sentence ends at . ! ? followed by space (so "2.x?" and "v1.2" stay whole).
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+")
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\(?\d+[.)]|\(?[a-z][.)](?=\s))\s+", re.I)
-_MARKUP = re.compile(r"[*_]{1,3}")
-_POSED = re.compile(r"^(?:\*\*|__)[^*_\n]+\?(?:\*\*|__)\s*\S")
-_BOLD_LINE = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__)[:.]?$")
-# A list item that poses a short question and goes on to answer it ("Blockers? Two models...").
-_ITEM_POSED = re.compile(r"^[^?]{1,40}\?\s+[A-Z0-9`]")
-_PARAGRAPH = re.compile(r"\n\s*\n")
-_TRAILING = re.compile(r"[\s*_)\]\"'.!:;,-]+$")
 # Questions about the code the agent then answers itself ("How can len(items) be 0? It...",
 # "Where was the time going? 90% in ..."): diagnostic, often in the past tense.
 _RHETORICAL = re.compile(
@@ -72,85 +44,6 @@ _RHETORICAL = re.compile(
 # Acts that stop the work by themselves: no offer undoes them, and after edits they ask even
 # when the rest reads finished; a question, request or doubt after finished work is optional.
 _FIRM = frozenset({"need", "go_ahead", "choice", "held_open"})
-
-
-@dataclass(frozen=True)
-class Unit:
-    text: str
-    paragraph: int
-    last: bool  # in the message's final paragraph: the turn's ending
-    heading: bool
-    reported: bool = False  # an item under "The reporter asks:": someone else's question
-    posed: bool = False  # "**Does it affect 2.x?** No, ...": a question the line goes on to answer
-    item: bool = False  # a list item
-
-
-def prose(message: str) -> str:
-    """The message without code blocks, inline code, blockquotes, quoted questions and printed
-    prompts."""
-    text = _FENCE.sub("\n\n", message)
-    text = _INLINE.sub("CODE", text)
-    text = _QUOTED.sub("QUOTE", text)
-    # One apostrophe, and the common contractions small models write without one ("dont").
-    text = _BARE_CONTRACTION.sub(lambda m: m.group(1) + "'t", text.replace("’", "'"))
-    lowered = text.lower()
-    if "y/n" in lowered or "yes/no" in lowered:  # the prompt pattern is slow; both need one
-        text = _PROMPT.sub(" PROMPT", text)
-    kept, code = [], False
-    for line in text.splitlines():
-        # An indented code block: four spaces after a blank line (or more code), not a list.
-        indented = line.startswith(("    ", "\t")) and not _BULLET.match(line)
-        code = indented and (code or not kept or not kept[-1].strip())
-        kept.append("" if code or line.lstrip().startswith(">") else line)
-    return "\n".join(kept)
-
-
-def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit]:
-    """The message's prose units: sentences and list items, by paragraph; list items under a
-    heading that `reported_heading` matches are marked reported."""
-    return _units(prose(message), reported_heading)
-
-
-def _units(text: str, reported_heading: re.Pattern | None) -> list[Unit]:
-    paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
-    found = []
-    reporting = False
-    for index, paragraph in enumerate(paragraphs):
-        for line in paragraph.splitlines():
-            line = line.strip()
-            if not line or set(line) <= set("-=|*_ :"):
-                continue
-            item = bool(_BULLET.match(line))
-            # A heading: markdown's, or a line that is all bold ("**Is it thread-safe?**").
-            heading = line.startswith("#") or bool(_BOLD_LINE.match(line))
-            line = _BULLET.sub("", line.lstrip("# ")).strip()
-            posed = bool(_POSED.match(line)) or (
-                item and bool(_ITEM_POSED.match(_MARKUP.sub("", line)))
-            )
-            if not item:
-                plain = _MARKUP.sub("", line)
-                reporting = bool(reported_heading and reported_heading.search(plain))
-            line = _ABBREVIATION.sub(lambda m: m.group(0).replace(".", _DOT), line)
-            for n, sentence in enumerate(_BOUNDARY.split(line)):
-                sentence = _MARKUP.sub("", sentence.replace(_DOT, ".")).strip()
-                if sentence:
-                    last = index == len(paragraphs) - 1
-                    found.append(
-                        Unit(
-                            sentence,
-                            index,
-                            last,
-                            heading,
-                            item and reporting,
-                            posed and n == 0,
-                            item,
-                        )
-                    )
-    return found
-
-
-def _is_question(text: str) -> bool:
-    return _TRAILING.sub("", text).endswith("?") or text.rstrip().endswith("?")
 
 
 @dataclass(frozen=True)
@@ -229,7 +122,7 @@ class SpeechActClassifier:
 
     def classify(self, message: str, *, edited: bool = False) -> Detection:
         text = prose(message)
-        found = _units(text, self.reported_heading)
+        found = split_units(text, self.reported_heading)
         gate = _Gate(self, text)
         counted: list[str] = []
         categories: set[str] = set()
@@ -239,14 +132,14 @@ class SpeechActClassifier:
             if not acts:
                 continue
             after = [u for u in found[i + 1 : i + 3] if u.paragraph == unit.paragraph]
-            if not after and i + 1 < len(found) and _is_question(unit.text):
+            if not after and i + 1 < len(found) and is_question(unit.text):
                 # A question that ends its paragraph may be answered by the next one
                 # ("Does this change the API?" / "No: only the private codec changed.").
                 after = [found[i + 1]]
             before = found[i - 1] if i and found[i - 1].paragraph == unit.paragraph else None
             if "need" not in acts and self._offer(unit) and gate.done(edited):
                 blocker = "offer"
-            elif _is_question(unit.text) and after and self._blocks(after[0], "offer"):
+            elif is_question(unit.text) and after and self._blocks(after[0], "offer"):
                 # "Should the exit code change too? Happy to do that separately.": the offer
                 # after it makes the question optional.
                 blocker = "offer"
@@ -254,7 +147,7 @@ class SpeechActClassifier:
                 # An offer or pleasantry can't undo a need or a go-ahead in the same unit; after
                 # edits, a go-ahead question the agent answered and acted on is no ask ("Is it
                 # safe to drop the index? I checked: zero scans. Dropped it.").
-                question = "need" not in acts and _is_question(unit.text)
+                question = "need" not in acts and is_question(unit.text)
                 answered = question and (
                     # "- **Is it safe to upgrade?** Yes, no breaking changes": posed and answered
                     unit.posed
@@ -266,11 +159,11 @@ class SpeechActClassifier:
                     )
                 )
                 blocker = "self_answered" if answered else None
-            elif "choice" in acts and not _is_question(unit.text):
+            elif "choice" in acts and not is_question(unit.text):
                 # "Two ways: A, or B. Which is better? A, since ...": the question's answer
                 # decides the choice too.
                 rest = [u for u in found[i + 1 : i + 4] if u.paragraph == unit.paragraph]
-                if rest and _is_question(rest[0].text):
+                if rest and is_question(rest[0].text):
                     decided = self._decided(rest[0], rest[1:], unit)
                 else:
                     decided = self._decided(unit, after, before)
@@ -280,7 +173,7 @@ class SpeechActClassifier:
             if blocker:
                 blocked[blocker] = blocked.get(blocker, 0) + 1
                 continue
-            if _is_question(unit.text) and any(self.held_open.search(u.text) for u in after):
+            if is_question(unit.text) and any(self.held_open.search(u.text) for u in after):
                 acts = acts | {"held_open"}  # "... or per request? If it's per request, ..."
             if edited and self._requirement(unit, after):
                 acts = acts | {"requirement"}
@@ -313,7 +206,7 @@ class SpeechActClassifier:
         """A question about what the task itself should do ("Should archived projects still
         count toward the limit?", "keep a redirect, or return 410?"), not about more work
         ("... too?", "in a separate PR?", "Either is fine by me")."""
-        if not _is_question(unit.text) or not self.requirement_questions.search(unit.text):
+        if not is_question(unit.text) or not self.requirement_questions.search(unit.text):
             return False
         if any(self.more_work.search(u.text) for u in [unit, *after]):
             return False
@@ -331,7 +224,7 @@ class SpeechActClassifier:
         """A yes/no offer of one more thing ("Shall I open a PR?", "Do you want me to also
         ...?"), not a choice between two ("Should I update it, or revert?")."""
         text = unit.text
-        if not _is_question(text) or not self.offer_questions.search(text):
+        if not is_question(text) or not self.offer_questions.search(text):
             return False
         head = self.deferring_alternative.split(text, maxsplit=1)[0]
         return not re.search(r",? or\b", head)
@@ -394,7 +287,7 @@ class SpeechActClassifier:
             if self.any_act.search(unit.text)
             else set()
         )
-        if _is_question(unit.text):
+        if is_question(unit.text):
             acts.add("question")
         return acts
 
@@ -408,7 +301,7 @@ class SpeechActClassifier:
         for name, pattern in self.blockers.items():
             if pattern.search(unit.text) and (offers or name != "offer"):
                 return name
-        if not _is_question(unit.text):
+        if not is_question(unit.text):
             return None
         if unit.reported:
             return "reported"
@@ -423,7 +316,7 @@ class SpeechActClassifier:
             return "self_answered"
         if self._decided(unit, after, before):
             return "self_answered"
-        explained = bool(after) and not _is_question(after[0].text)
+        explained = bool(after) and not is_question(after[0].text)
         if (
             explained
             and _RHETORICAL.search(unit.text)
