@@ -49,15 +49,23 @@ def speeds(threads: int) -> dict:
     return out
 
 
-def played(threads: int, sessions: int, max_tokens: int, turns: int, cond: str, interleave: bool):
+def played(
+    threads: int,
+    sessions: int,
+    max_tokens: int,
+    turns: int,
+    cond: str,
+    interleave: bool,
+    bench_dir: str | None = None,
+):
     """Play `sessions` held-out sessions and split each turn's time."""
-    from capabench.benchmark import cached_default
+    from capabench.benchmark import cached_default, load_benchmark
     from capabench.judge.sandbox import SandboxPool
     from capabench.models import ModelOptions
     from capabench.player import Player, RunConfig, select_sessions
     from capabench.simulate.user import SimulatedUser
 
-    bench = cached_default()
+    bench = load_benchmark(bench_dir) if bench_dir else cached_default()
     config = RunConfig(
         model="local",
         conditions=[cond],
@@ -184,6 +192,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--condition", default="same-user")
     ap.add_argument("--interleave", action="store_true")
     ap.add_argument("--beside", action="store_true", help="a second llama.cpp process beside")
+    ap.add_argument("--benchmark", help="a benchmark directory (default: the cached default)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -202,6 +211,7 @@ def main(argv: list[str]) -> int:
                 args.turns,
                 args.condition,
                 args.interleave,
+                args.benchmark,
             )
         print(json.dumps(result))
         return 0
@@ -217,6 +227,7 @@ def main(argv: list[str]) -> int:
                 cmd += ["--sessions", str(args.sessions), "--turns", str(args.turns)]
                 cmd += ["--max-tokens", str(args.max_tokens), "--condition", args.condition]
                 cmd += ["--interleave"] if args.interleave else []
+                cmd += ["--benchmark", args.benchmark] if args.benchmark else []
                 out = subprocess.run(cmd, capture_output=True, text=True, check=True)
                 result = json.loads(out.stdout.strip().splitlines()[-1])
                 result["beside"] = args.beside
