@@ -7,6 +7,7 @@ package is the graded tree) and a private temporary directory writable."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -54,6 +55,22 @@ def pre_install(spec: EnvSpec, work: Path) -> str:
     return ""
 
 
+def tox_shims(spec: EnvSpec, work: Path, venv: Path) -> None:
+    """`tox --current-env` links .tox/<env>/bin/python to the running interpreter; a link to
+    a venv's python starts the base interpreter without the venv (SWE-bench's conda python
+    has no such layer). Wrappers that exec the venv's python are left in place by tox."""
+    found = re.search(r"tox --current-env -e\s*(\S+)", spec.test_cmd)
+    if not found:
+        return
+    bindir = work / ".tox" / found.group(1) / "bin"
+    bindir.mkdir(parents=True, exist_ok=True)
+    major_minor = spec.python
+    for name in ("python", f"python{major_minor.split('.')[0]}", f"python{major_minor}"):
+        shim = bindir / name
+        shim.write_text(f'#!/bin/sh\nexec {shlex.quote(str(venv / "bin" / "python"))} "$@"\n')
+        shim.chmod(0o755)
+
+
 def script(instance: Instance, spec: EnvSpec) -> str:
     exports = [c for c in spec.eval_commands if c.startswith("export ")]  # the rest need root
     return "\n".join(
@@ -90,6 +107,7 @@ def run_env_tests(
         )
     mount = env / "testbed"  # where the environment's editable install points
     venv = env / "venv"
+    tox_shims(spec, work, venv)
     with tempfile.TemporaryDirectory(prefix="capabench-tmp-") as tmp:
         (Path(tmp) / "run.sh").write_text(script(instance, spec))
         argv = bwrap_argv(
