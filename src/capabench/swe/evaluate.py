@@ -29,6 +29,9 @@ from capabench.swe.records import Instance
 from capabench.swe.store import SweStore
 
 GraderName = Literal["auto", "local", "swebench"]
+# One graded test run, as SWE-bench's harness allows it (a real repository's test files can
+# take minutes: pylint's tests/test_self.py about five on two cores).
+LOCAL_TIMEOUT_S = 1800.0
 
 
 def has_local_repo(instance: Instance, repos: Path | None) -> bool:
@@ -114,7 +117,7 @@ def grade_controls(
         known = None if force else read_control(store, instance.instance_id)
         if known is None:
             repo = repo_dir(instance, repos)
-            t = timeout_s or 300.0
+            t = timeout_s or LOCAL_TIMEOUT_S
             gold = grade_locally(instance, instance.patch, repo, timeout_s=t)
             empty = grade_locally(instance, "", repo, timeout_s=t, run_empty=True)
             reason = control_reason(gold, empty)
@@ -156,7 +159,7 @@ def evaluate(
     """Grade stored patches that have no grade yet (all with force), each grade saved as it
     comes. `auto` grades locally when every instance has a local repository (the bundled
     ones, or clones under `repos`) and with the official SWE-bench harness otherwise.
-    `timeout_s` bounds one graded test run (default 300 s locally, the harness's 1800 s).
+    `timeout_s` bounds one graded test run (default 1800 s, as the harness).
     The local grader grades `in_flight` runs at once on the executor (here by default; on a
     Ray cluster each node needs the repositories); grades are saved here as they come."""
     by_id = {i.instance_id: i for i in instances}
@@ -185,7 +188,9 @@ def evaluate(
         grader = "local" if local else "swebench"
 
     if grader == "local":
-        spec = LocalGradeSpec({i.instance_id: i for _, i in todo}, repos, timeout_s or 300.0)
+        spec = LocalGradeSpec(
+            {i.instance_id: i for _, i in todo}, repos, timeout_s or LOCAL_TIMEOUT_S
+        )
         jobs = [(s.run_id, i.instance_id, store.patch(s.run_id)) for s, i in todo]
         stream = (executor or LocalExecutor()).map(spec, jobs, in_flight=in_flight)
         for outcome in bug_last(stream, "a grade"):

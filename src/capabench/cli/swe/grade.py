@@ -34,7 +34,7 @@ def evaluate_cmd(
         typer.Option(
             "--eval-timeout",
             min=1,
-            help="seconds per graded test run (default 300 local, 1800 harness)",
+            help="seconds per graded test run (default 1800, as SWE-bench)",
         ),
     ] = None,
     grader: Annotated[

@@ -200,6 +200,7 @@ def batch_cmd(
     from capabench.executors import ExecutorError, make_executor
     from capabench.swe.agents import registration
     from capabench.swe.batch import batch, pending
+    from capabench.swe.data.issue_texts import record_issue_texts
     from capabench.swe.preflight import PreflightFailed, preflight
     from capabench.swe.store import SweStore
 
@@ -234,6 +235,7 @@ def batch_cmd(
     )
     todo = pending(instances, conditions, model, store, count)
     _check_repos([i for i, _ in todo], repos)
+    record_issue_texts(runs, list({i.instance_id: i for i, _ in todo}.values()))
     if todo and not skip_preflight:
         try:
             outcome = preflight(runner, model)

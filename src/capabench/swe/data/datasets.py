@@ -280,7 +280,9 @@ def _with_summaries(path: Path, summaries: Path) -> list[Instance]:
     elif path.suffix == ".parquet":
         rows = _parquet_rows(path)
     else:
-        raise DatasetError(f"{path}: --summaries joins a .jsonl, .json, .parquet or save_to_disk dataset")
+        raise DatasetError(
+            f"{path}: --summaries joins a .jsonl, .json, .parquet or save_to_disk dataset"
+        )
     joined = []
     for row in rows:
         if isinstance(row, dict) and str(row.get("instance_id", "")) in by_id:

@@ -186,7 +186,9 @@ def build_env(
 
     steps = [s for s in (*spec.pre_install, spec.install) if UNSUPPORTED_STEP.search(s)]
     if spec.packages == "environment.yml":
-        return failed("the spec builds a conda environment (environment.yml); conda is not used here")
+        return failed(
+            "the spec builds a conda environment (environment.yml); conda is not used here"
+        )
     if steps:
         return failed(f"the spec runs a system step capabench doesn't run: {steps[0]!r}")
     try:
@@ -221,7 +223,9 @@ def build_env(
         return ""
 
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--no-input"]
-    if problem := run(f"python {spec.python}: {python}", [str(python), "-m", "venv", str(venv)], root):
+    if problem := run(
+        f"python {spec.python}: {python}", [str(python), "-m", "venv", str(venv)], root
+    ):
         return failed(problem, python=str(python))
     version = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import platform; print(platform.python_version())"],

@@ -118,9 +118,7 @@ def directives(instance: Instance) -> list[str]:
     exts = non_test_exts()
     files = [f for f in files if not f.endswith(exts)]
     if instance.repo == "django/django":
-        files = [
-            f.removesuffix(".py").removeprefix("tests/").replace("/", ".") for f in files
-        ]
+        files = [f.removesuffix(".py").removeprefix("tests/").replace("/", ".") for f in files]
     return files
 
 
@@ -157,4 +155,3 @@ def requirements_text(read: callable, spec: EnvSpec) -> str:
     text = "\n".join([*included, *own])
     # swebench's REPLACE_REQ_PACKAGES: yanked from PyPI
     return re.sub(r"^types-pkg_resources([<>=!~]=?.*|$)", "types-setuptools", text, flags=re.M)
-

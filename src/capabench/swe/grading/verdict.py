@@ -12,7 +12,13 @@ from capabench.swe.records import Instance
 
 NOT_RUN = "not run"
 # swebench's TestStatus values, as a grade's test outcomes
-OUTCOME = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error", "SKIPPED": "skipped", "XFAIL": "xfail"}
+OUTCOME = {
+    "PASSED": "passed",
+    "FAILED": "failed",
+    "ERROR": "error",
+    "SKIPPED": "skipped",
+    "XFAIL": "xfail",
+}
 
 
 def swebench_grading():
@@ -29,9 +35,14 @@ def resolve_id(case: str, status_map: dict[str, str]) -> str | None:
     that SWE-bench's data cut inside a parameter; None: the test did not run."""
     grading = swebench_grading()
     resolve = getattr(grading, "_resolve_case", None) if grading else None
-    if resolve is not None:
-        return resolve(case, status_map)
-    return case if case in status_map else None
+    key = resolve(case, status_map) if resolve is not None else None
+    if key is None and case in status_map:
+        key = case
+    if key is None:
+        # swebench's later-pytest parser (sphinx, astropy, scikit-learn) keeps an ERROR
+        # line's " - <message>" in the test's name: that line is this test's result
+        key = next((k for k in status_map if k.startswith(f"{case} - ")), None)
+    return key
 
 
 def outcomes(instance: Instance, status_map: dict[str, str]) -> dict[str, str]:
@@ -39,7 +50,9 @@ def outcomes(instance: Instance, status_map: dict[str, str]) -> dict[str, str]:
     out = {}
     for case in (*instance.fail_to_pass, *instance.pass_to_pass):
         key = resolve_id(case, status_map)
-        out[case] = NOT_RUN if key is None else OUTCOME.get(status_map[key], status_map[key].lower())
+        out[case] = (
+            NOT_RUN if key is None else OUTCOME.get(status_map[key], status_map[key].lower())
+        )
     return out
 
 
@@ -69,13 +82,13 @@ def verdict(instance: Instance, status_map: dict[str, str], **fields) -> Grade:
     missing = [t for t, v in tests.items() if v == NOT_RUN]
     f2p = set(instance.fail_to_pass)
     failing = [
-        t
-        for t, v in tests.items()
-        if v in ("failed", "error") or (v == "skipped" and t in f2p)
+        t for t, v in tests.items() if v in ("failed", "error") or (v == "skipped" and t in f2p)
     ]
     detail = fields.pop("detail", "")
     if missing:
-        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        shown = ", ".join(missing[:3]) + (
+            f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        )
         note = f"{len(missing)} of {len(tests)} listed tests did not run: {shown}"
         if not status_map:
             note += " (the run reported no test at all)"
