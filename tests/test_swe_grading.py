@@ -248,7 +248,7 @@ def test_a_swebench_instance_without_its_environment_is_an_error_with_what_to_do
     monkeypatch.setenv("CAPABENCH_CACHE", str(tmp_path / "cache"))
     pytest_like = _with(bundled[0], repo="pytest-dev/pytest", version="5.4")
     with pytest.raises(EnvProblem, match="capabench swe prepare"):
-        ready_env(pytest_like, spec_for(pytest_like))
+        ready_env(pytest_like, spec_for(pytest_like), repo)
     grade = grade_locally(pytest_like, pytest_like.patch, repo)
     assert grade.status == "error" and "capabench swe prepare" in grade.detail
     monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "no-pyenv"))
@@ -263,8 +263,10 @@ def test_batch_without_a_repository_says_so_in_one_line(bundled, tmp_path):
     data.write_text(json.dumps(row | {"original_issue": "full"}) + "\n")
     result = CliRunner().invoke(
         app,
-        ["swe", "batch", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1"]
-        + ["--dataset", str(data), "--runs", str(tmp_path)],
+        [
+            *("swe", "batch", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1"),
+            *("--dataset", str(data), "--runs", str(tmp_path)),
+        ],
     )
     assert result.exit_code != 0
     assert "no repository for acme/nowhere" in result.output

@@ -94,8 +94,9 @@ def _instances(rows: Iterable[dict], source: Path) -> list[Instance]:
         missing = [c for c in REQUIRED if row.get(c) in (None, "")]
         if missing == ["original_issue"]:
             raise DatasetError(
-                f"{where}: one form of the issue only (a SWE-bench dataset?); give the "
-                "ambiguous one with --summaries FILE (a CSV/JSONL of instance_id and summary)"
+                f"{where}: missing original_issue: one form of the issue only (a SWE-bench "
+                "dataset?); give the ambiguous one with --summaries FILE (a CSV/JSONL of "
+                "instance_id and summary)"
             )
         if missing:
             raise DatasetError(f"{where}: missing {', '.join(missing)}")

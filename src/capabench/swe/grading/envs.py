@@ -1,7 +1,10 @@
-"""Environments per (repository, version), built from swebench's specs: a virtual
-environment with the spec's Python (found through pyenv, uv or PATH), the spec's packages
-from PyPI, and a checkout of the repository at the environment's commit installed as the
-spec says. Built once, on the host (it needs PyPI), and reused; `env.json`, written last,
+"""Environments per (repository, version), built from swebench's specs as SWE-bench builds
+its images: a virtual environment with the spec's Python (found through pyenv, uv or PATH),
+the spec's packages and the requirements at the environment's commit from PyPI, then a
+checkout of the repository at the instance's base commit installed as the spec says (which
+may move a dependency: pylint 2.15's base commits pin an older astroid than its
+environment's requirements). Instances whose base commits declare the same dependencies
+(setup.py, setup.cfg, pyproject.toml) share one environment. Built once, on the host (it needs PyPI), and reused; `env.json`, written last,
 says whether it was built and, if not, why. Grading binds a fresh checkout over the
 installed one inside the sandbox (grading/env_tests.py), so the installed package is the
 graded tree, as in SWE-bench's /testbed."""
@@ -45,35 +48,57 @@ class EnvRecord(BaseModel):
     status: Literal["built", "failed"]
     reason: str = ""
     spec_sha256: str
-    commit: str  # the checkout installed (the environment_setup_commit)
+    commit: str  # the checkout installed: the first instance's base commit
+    requirements_commit: str = ""  # where requirements.txt was read (environment_setup_commit)
     python: str = ""  # the interpreter the venv was made from
     python_version: str = ""
     built_at: str = ""
     build_s: float = 0.0
-    size_bytes: int = 0
+    size_bytes: int = 0  # the whole folder: venv, installed checkout (with its .git), logs
+    venv_bytes: int = 0
     isolation: str = "host"  # the build needs PyPI; grading is contained
+
+
+DEPENDENCY_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
 
 
 def envs_root() -> Path:
     return cache_dir() / "swe" / "envs"
 
 
-def env_dir(spec: EnvSpec) -> Path:
-    return envs_root() / spec.key
+def install_fingerprint(repo: Path, commit: str) -> str:
+    """What the install step reads at `commit`: the files that declare dependencies."""
+    digest = hashlib.sha256()
+    for name in DEPENDENCY_FILES:
+        try:
+            text = git("show", f"{commit}:{name}", cwd=repo)
+        except RuntimeError:
+            text = ""
+        digest.update(f"{name}\0{text}\0".encode())
+    return digest.hexdigest()[:10]
+
+
+def env_key(spec: EnvSpec, repo: Path, instance: Instance) -> str:
+    return f"{spec.key}__{install_fingerprint(repo, instance.base_commit)}"
+
+
+def env_dir(key: str) -> Path:
+    return envs_root() / key
 
 
 def spec_sha256(spec: EnvSpec) -> str:
     return hashlib.sha256(spec.model_dump_json().encode()).hexdigest()
 
 
-def read_record(spec: EnvSpec) -> EnvRecord | None:
-    path = env_dir(spec) / RECORD
+def read_record(key: str) -> EnvRecord | None:
+    path = env_dir(key) / RECORD
     return EnvRecord.model_validate_json(path.read_text()) if path.is_file() else None
 
 
-def ready_env(instance: Instance, spec: EnvSpec) -> Path:
+def ready_env(instance: Instance, spec: EnvSpec, repo: Path) -> Path:
     """The built environment's folder, or EnvProblem saying what to do."""
-    record = read_record(spec)
+    key = env_key(spec, repo, instance)
+    record = read_record(key)
     if record is None or record.spec_sha256 != spec_sha256(spec):
         raise EnvProblem(
             f"no environment for {spec.repo} {spec.version} (needed by {instance.instance_id}): "
@@ -83,7 +108,7 @@ def ready_env(instance: Instance, spec: EnvSpec) -> Path:
         raise EnvProblem(
             f"the environment for {spec.repo} {spec.version} could not be built: {record.reason}"
         )
-    return env_dir(spec)
+    return env_dir(key)
 
 
 def find_python(version: str) -> Path:
@@ -157,15 +182,18 @@ def build_env(
 ) -> EnvRecord:
     """Build (or rebuild) the environment in place; its record says how it went. Editable
     installs record absolute paths, so the environment is built where it will live."""
-    root = env_dir(spec)
-    commit = instance.environment_setup_commit or instance.base_commit
+    key = env_key(spec, repo, instance)
+    root = env_dir(key)
+    commit = instance.base_commit  # installed, as in SWE-bench's instance image
+    requirements_commit = instance.environment_setup_commit or instance.base_commit
     start = time.monotonic()
     common = {
-        "key": spec.key,
+        "key": key,
         "repo": spec.repo,
         "version": spec.version,
         "spec_sha256": spec_sha256(spec),
         "commit": commit,
+        "requirements_commit": requirements_commit,
     }
     if root.exists():
         shutil.rmtree(root)
@@ -242,7 +270,7 @@ def build_env(
 
         def read(path: str) -> str | None:
             try:
-                return git("show", f"{commit}:{path}", cwd=testbed)
+                return git("show", f"{requirements_commit}:{path}", cwd=testbed)
             except RuntimeError:
                 return None
 
@@ -267,6 +295,7 @@ def build_env(
         built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         build_s=round(time.monotonic() - start, 1),
         size_bytes=folder_size(root),
+        venv_bytes=folder_size(venv),
         **common,
         **extra,
     )
@@ -280,9 +309,10 @@ def ensure_env(
     """(the environment's record, whether it was reused). One builder at a time per
     environment; a failed one is rebuilt only on request."""
     envs_root().mkdir(parents=True, exist_ok=True)
-    with open(envs_root() / f"{spec.key}.lock", "w") as lock:
+    key = env_key(spec, repo, instance)
+    with open(envs_root() / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        record = read_record(spec)
+        record = read_record(key)
         if record is not None and record.spec_sha256 == spec_sha256(spec) and not rebuild:
             return record, True
         return build_env(spec, instance, repo, log=log), False

@@ -51,7 +51,7 @@ def grade_locally(
         return Grade(status="scored", resolved=False, detail="empty source patch", **common)
     try:
         spec = spec_for(instance)
-        env = ready_env(instance, spec) if spec is not None else None
+        env = ready_env(instance, spec, repo) if spec is not None else None
     except (KeyError, EnvProblem) as exc:
         return Grade(status="error", detail=str(exc).strip("'\""), **common)
     with tempfile.TemporaryDirectory(prefix="capabench-grade-") as tmp:

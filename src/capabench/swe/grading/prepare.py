@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from capabench.swe.data.repos import ensure_repo
-from capabench.swe.grading.envs import EnvProblem, ensure_env, env_dir
+from capabench.swe.grading.envs import EnvProblem, ensure_env, env_dir, env_key
 from capabench.swe.grading.specs import spec_for
 from capabench.swe.records import Instance
 
@@ -26,6 +26,7 @@ class Prepared(BaseModel):
     reused: bool = False
     build_s: float = 0.0
     size_bytes: int = 0
+    venv_bytes: int = 0
 
 
 def prepare(
@@ -51,10 +52,11 @@ def prepare(
             out.append(Prepared(status="ready", **base))
             continue
         base["version"] = spec.version
-        if spec.key in done:
-            out.append(done[spec.key].model_copy(update=base | {"reused": True}))
+        key = env_key(spec, repo, instance)
+        if key in done:
+            out.append(done[key].model_copy(update=base | {"reused": True}))
             continue
-        log(f"  environment {spec.key} (Python {spec.python}) in {env_dir(spec)}")
+        log(f"  environment {key} (Python {spec.python}) in {env_dir(key)}")
         try:
             record, reused = ensure_env(spec, instance, repo, rebuild=rebuild, log=log)
         except EnvProblem as exc:  # pragma: no cover - build_env records its own failures
@@ -64,18 +66,23 @@ def prepare(
             reason = record.reason
         result = Prepared(
             status="ready" if record is not None and record.status == "built" else "failed",
-            env=spec.key,
+            env=key,
             reason=reason,
             reused=reused,
             build_s=record.build_s if record else 0.0,
             size_bytes=record.size_bytes if record else 0,
+            venv_bytes=record.venv_bytes if record else 0,
             **base,
         )
         log(
             f"  {'reused' if reused else 'built'}: {result.status}"
             + (f" ({result.reason})" if result.reason else "")
-            + (f", {result.size_bytes / 2**20:.0f} MiB" if result.size_bytes else "")
+            + (
+                f", {result.venv_bytes / 2**20:.0f} MiB venv, {result.size_bytes / 2**20:.0f} MiB in all"
+                if result.size_bytes
+                else ""
+            )
         )
-        done[spec.key] = result
+        done[key] = result
         out.append(result)
     return out
