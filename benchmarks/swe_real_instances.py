@@ -22,6 +22,7 @@ from capabench.models.scripted import ScriptedModel
 from capabench.swe.agents.builtin import BuiltinAgent
 from capabench.swe.batch import batch
 from capabench.swe.data.datasets import load_instances
+from capabench.swe.data.issue_texts import record_issue_texts
 from capabench.swe.evaluate import evaluate, grade_controls
 from capabench.swe.grading.prepare import prepare
 from capabench.swe.records import Instance
@@ -78,6 +79,7 @@ def main() -> None:
     controls = grade_controls(ready, store, repos=args.repos, force=args.force)
     oracle_grades: dict[tuple[str, str], object] = {}
     if args.oracle:
+        record_issue_texts(runs, ready)  # as `swe batch` does: the dashboard shows them
         agent = BuiltinAgent(ScriptedModel(oracle(ready), name="oracle"))
         played = batch(ready, ["ambiguous", "full"], "oracle", agent, store, repos=args.repos)
         evaluate(ready, store, repos=args.repos, controls=controls, grader="local")

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from capabench.cli import app
 from capabench.swe.data.bundled import repo_dir
 from capabench.swe.data.datasets import DatasetError, load_instances
+from capabench.swe.data.issue_texts import record_issue_texts
 from capabench.swe.evaluate import evaluate, grade_controls
 from capabench.swe.grading.envs import EnvProblem, find_python, ready_env
 from capabench.swe.grading.local import grade_locally
@@ -21,7 +22,7 @@ from capabench.swe.grading.verdict import swebench_grading, verdict
 from capabench.swe.records import Instance
 from capabench.swe.store import RunSummary, SweStore
 from capabench.swe.views.audit import sanity
-from capabench.swe.views.dashboard import _arms
+from capabench.swe.views.dashboard import _arms, build
 
 # A test file added by the test patch, with a parameter that has a space in it (SWE-bench's
 # data cuts such ids at the space: `test_spaced[a`).
@@ -271,3 +272,15 @@ def test_batch_without_a_repository_says_so_in_one_line(bundled, tmp_path):
     assert result.exit_code != 0
     assert "no repository for acme/nowhere" in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) <= 3
+
+
+def test_the_dashboard_shows_the_issue_texts_the_run_recorded_without_the_dataset(
+    bundled, tmp_path
+):
+    instance = _with(bundled[0], problem_statement="A summary only this run recorded.")
+    store = SweStore(tmp_path / "runs")
+    store.write_once(store.path("runs", "r1"), _summary(instance, "r1").model_dump_json())
+    store.write_once(store.path("patches", "r1"), "")
+    record_issue_texts(store.root, [instance])
+    page = build(store, [], tmp_path / "dash.html").read_text()  # no dataset given
+    assert "A summary only this run recorded." in page
