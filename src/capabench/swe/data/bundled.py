@@ -45,6 +45,7 @@ def repo_dir(instance: Instance, repos: Path | None = None) -> Path:
     """The git repository an instance's checkouts are cloned from: `repos/<owner>__<name>`
     (or `repos/<name>`), or, for the bundled dataset, its own repositories."""
     owner, _, name = instance.repo.partition("/")
+    repos = Path(repos).absolute() if repos else None  # clones are made from other folders
     candidates = [repos / f"{owner}__{name}", repos / name] if repos else []
     # where `capabench swe prepare` clones from GitHub when no --repos is given
     candidates.append(cache_dir() / "swe" / "repos" / f"{owner}__{name}")
