@@ -86,6 +86,30 @@ def script(instance: Instance, spec: EnvSpec) -> str:
     )
 
 
+CFS = Path("/sys/fs/cgroup/cpu")  # cgroup v1: cpu.cfs_quota_us, cpu.cfs_period_us
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "<quota> <period>"
+
+
+def cpu_binds(spec: EnvSpec, tmp: Path) -> list[str]:
+    """The spec's CPUs (nano_cpus) as docker gives them, a CFS quota the tests can read
+    (pylint's `_cpu_count`), where this host has that many; none otherwise."""
+    cpus = spec.nano_cpus // 1_000_000_000
+    if cpus < 1 or (os.cpu_count() or 1) < cpus:
+        return []
+    period = 100_000
+    files = {}
+    if (CFS / "cpu.cfs_quota_us").is_file() and (CFS / "cpu.cfs_period_us").is_file():
+        files = {CFS / "cpu.cfs_quota_us": cpus * period, CFS / "cpu.cfs_period_us": period}
+    elif CPU_MAX.is_file():
+        files = {CPU_MAX: f"{cpus * period} {period}"}
+    binds = []
+    for n, (target, value) in enumerate(files.items()):
+        source = tmp / f"cgroup-{n}"
+        source.write_text(f"{value}\n")
+        binds += ["--ro-bind", str(source), str(target)]
+    return binds
+
+
 def python_home(env: Path) -> Path:
     """The interpreter installation the venv was made from (pyvenv.cfg's home)."""
     for line in (env / "venv" / "pyvenv.cfg").read_text().splitlines():
@@ -119,7 +143,7 @@ def run_env_tests(
         )
         # the graded checkout over the installed one, after the environment's read-only bind
         at = argv.index("--chdir")
-        argv[at:at] = ["--bind", str(work), str(mount)]
+        argv[at:at] = ["--bind", str(work), str(mount), *cpu_binds(spec, Path(tmp))]
         environ = {
             "PATH": f"{venv / 'bin'}:/usr/bin:/bin",
             "VIRTUAL_ENV": str(venv),

@@ -87,7 +87,8 @@ def env_dir(key: str) -> Path:
 
 
 def spec_sha256(spec: EnvSpec) -> str:
-    return hashlib.sha256(spec.model_dump_json().encode()).hexdigest()
+    # what the build reads (the CPUs a test run gets are no part of it)
+    return hashlib.sha256(spec.model_dump_json(exclude={"nano_cpus"}).encode()).hexdigest()
 
 
 def read_record(key: str) -> EnvRecord | None:

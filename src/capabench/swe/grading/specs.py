@@ -49,6 +49,9 @@ class EnvSpec(BaseModel):
     install: str = ""
     eval_commands: tuple[str, ...] = ()
     test_cmd: str
+    # CPUs the harness gives the container (docker's NanoCPUs): pylint's tests that need
+    # two cores read them from the cgroup's CFS quota and skip themselves below two
+    nano_cpus: int = 0
 
     @property
     def key(self) -> str:
@@ -94,6 +97,7 @@ def spec_for(instance: Instance) -> EnvSpec | None:
         "install": spec.get("install", ""),
         "eval_commands": tuple(spec.get("eval_commands", ())),
         "test_cmd": test_cmd if isinstance(test_cmd, str) else " ; ".join(test_cmd),
+        "nano_cpus": int(spec.get("nano_cpus", 0)),
     }
     return EnvSpec(**fields)
 
