@@ -6,6 +6,7 @@ directives and id matching; the paper's summaries joined to a SWE-bench dataset.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -284,3 +285,19 @@ def test_the_dashboard_shows_the_issue_texts_the_run_recorded_without_the_datase
     record_issue_texts(store.root, [instance])
     page = build(store, [], tmp_path / "dash.html").read_text()  # no dataset given
     assert "A summary only this run recorded." in page
+
+
+def test_a_spec_s_cpus_reach_the_tests_as_docker_gives_them(tmp_path):
+    from capabench.swe.grading.env_tests import CFS, CPU_MAX, cpu_binds
+    from capabench.swe.grading.specs import EnvSpec
+
+    spec = EnvSpec(repo="pylint-dev/pylint", version="2.15", python="3.9", test_cmd="pytest")
+    assert cpu_binds(spec, tmp_path) == []  # no nano_cpus: the host's cgroup as it is
+    many = spec.model_copy(update={"nano_cpus": 10**6 * 10**9})
+    assert cpu_binds(many, tmp_path) == []  # more CPUs than this host has: not pretended
+    one = cpu_binds(spec.model_copy(update={"nano_cpus": 10**9}), tmp_path)
+    if (CFS / "cpu.cfs_quota_us").is_file() or CPU_MAX.is_file():
+        sources = one[1::3]
+        quota = Path(sources[0]).read_text().split()[0]
+        period = (Path(sources[1]).read_text() if len(sources) > 1 else "x 100000").split()[-1]
+        assert int(quota) == int(period)  # one CPU: a quota of one period

@@ -84,7 +84,9 @@ class Control(BaseModel):
 def control_reason(gold: Grade, empty: Grade) -> str:
     """Why an instance is not gradable here, or '' when it is."""
     if gold.status != "scored" or not gold.resolved:
-        problem = gold.detail or ", ".join(t for t, v in gold.tests.items() if v != "passed")
+        problem = gold.detail or ", ".join(
+            f"{t} {v}" for t, v in gold.tests.items() if v not in ("passed", "xfail")
+        )
         return f"the gold patch does not resolve it ({gold.status}: {problem[:300]})"
     if empty.resolved:
         return "the empty patch resolves it (its FAIL_TO_PASS tests pass without a fix)"
