@@ -111,3 +111,34 @@ def test_mem0_builds_memories_with_the_embedded_model_served_locally():
     context = mem0.context(SimpleNamespace(cell=7, request="List the users in a group."))
     assert calls and all(calls)  # mem0's extraction went through the model, in JSON mode
     assert context.info["method"] == "mem0" and context.info["memories"] >= 0
+
+
+def test_ctrl_c_ends_a_generation_at_its_next_token():
+    """The run's Ctrl-C (capabench.interrupt) stops llama.cpp mid-generation instead of
+    after max_tokens, and the next call starts clean."""
+    import threading
+
+    from capabench import interrupt
+    from capabench.models.local import LocalModel
+
+    model = LocalModel(embedded_gguf(), max_tokens=2048)
+    outcome = {}
+
+    def generate():
+        try:
+            model.complete([Message(role="user", content="Write a very long story.")])
+            outcome["finished"] = True
+        except interrupt.Interrupted:
+            outcome["interrupted"] = True
+
+    worker = threading.Thread(target=generate)
+    worker.start()
+    while model.llm.n_tokens == 0 and worker.is_alive():  # until it is generating
+        threading.Event().wait(0.05)
+    interrupt.request()
+    worker.join()
+    interrupt.clear()
+    assert outcome == {"interrupted": True}
+    assert model.llm.n_tokens < 2048  # it stopped long before its budget
+    reply = model.complete([Message(role="user", content="Say hi.")])
+    assert reply.text

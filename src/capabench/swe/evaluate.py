@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from pydantic import BaseModel
+
 from capabench.executors import Executor, bug_last
 from capabench.executors.local import LocalExecutor
 from capabench.swe.data.bundled import ensure_repos, repo_dir
@@ -27,6 +29,9 @@ from capabench.swe.records import Instance
 from capabench.swe.store import SweStore
 
 GraderName = Literal["auto", "local", "swebench"]
+# One graded test run, as SWE-bench's harness allows it (a real repository's test files can
+# take minutes: pylint's tests/test_self.py about five on two cores).
+LOCAL_TIMEOUT_S = 1800.0
 
 
 def has_local_repo(instance: Instance, repos: Path | None) -> bool:
@@ -65,6 +70,80 @@ class LocalGrader:
         pass
 
 
+class Control(BaseModel):
+    """An instance's controls: its gold patch and its empty patch (the test patch alone),
+    graded here. Gradable when the gold patch resolves it and the empty one does not."""
+
+    instance_id: str
+    gradable: bool
+    reason: str = ""
+    gold: Grade
+    empty: Grade
+
+
+def control_reason(gold: Grade, empty: Grade) -> str:
+    """Why an instance is not gradable here, or '' when it is."""
+    if gold.status != "scored" or not gold.resolved:
+        problem = gold.detail or ", ".join(
+            f"{t} {v}" for t, v in gold.tests.items() if v not in ("passed", "xfail")
+        )
+        return f"the gold patch does not resolve it ({gold.status}: {problem[:300]})"
+    if empty.resolved:
+        return "the empty patch resolves it (its FAIL_TO_PASS tests pass without a fix)"
+    return ""
+
+
+def controls_path(store: SweStore, instance_id: str) -> Path:
+    return store.root / "controls" / f"{instance_id}.json"
+
+
+def read_control(store: SweStore, instance_id: str) -> Control | None:
+    path = controls_path(store, instance_id)
+    return Control.model_validate_json(path.read_text()) if path.is_file() else None
+
+
+def grade_controls(
+    instances: list[Instance],
+    store: SweStore,
+    *,
+    repos: Path | None = None,
+    force: bool = False,
+    timeout_s: float | None = None,
+    progress: Callable[[Control], None] | None = None,
+) -> dict[str, Control]:
+    """Each instance's controls by the local grader, saved under <runs>/controls/ (kept
+    until --force)."""
+    out: dict[str, Control] = {}
+    ensure_repos(instances, repos)
+    for instance in instances:
+        known = None if force else read_control(store, instance.instance_id)
+        if known is None:
+            repo = repo_dir(instance, repos)
+            t = timeout_s or LOCAL_TIMEOUT_S
+            gold = grade_locally(instance, instance.patch, repo, timeout_s=t)
+            empty = grade_locally(instance, "", repo, timeout_s=t, run_empty=True)
+            reason = control_reason(gold, empty)
+            known = Control(
+                instance_id=instance.instance_id,
+                gradable=not reason,
+                reason=reason,
+                gold=gold,
+                empty=empty,
+            )
+            path = controls_path(store, instance.instance_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(known.model_dump_json(indent=1))
+        out[instance.instance_id] = known
+        if progress:
+            progress(known)
+    return out
+
+
+def ungraded(grade: Grade | None) -> bool:
+    """No grade yet, or one that an instance's failed controls stood in for."""
+    return grade is None or grade.status == "not_gradable"
+
+
 def evaluate(
     instances: list[Instance],
     store: SweStore,
@@ -77,23 +156,15 @@ def evaluate(
     progress: Callable[[str, Grade], None] | None = None,
     executor: Executor | None = None,
     in_flight: int = 1,
+    controls: dict[str, Control] | None = None,
 ) -> dict[str, Grade]:
     """Grade stored patches that have no grade yet (all with force), each grade saved as it
     comes. `auto` grades locally when every instance has a local repository (the bundled
     ones, or clones under `repos`) and with the official SWE-bench harness otherwise.
-    `timeout_s` bounds one graded test run (default 300 s locally, the harness's 1800 s).
+    `timeout_s` bounds one graded test run (default 1800 s, as the harness).
     The local grader grades `in_flight` runs at once on the executor (here by default; on a
     Ray cluster each node needs the repositories); grades are saved here as they come."""
     by_id = {i.instance_id: i for i in instances}
-    todo = [
-        (s, by_id[s.instance_id])
-        for s in store.summaries()
-        if s.instance_id in by_id  # else a run of another dataset
-        and (force or store.evaluation(s.run_id) is None)
-    ]
-    local = all(has_local_repo(i, repos) for _, i in todo)
-    if grader == "auto":
-        grader = "local" if local else "swebench"
     grades: dict[str, Grade] = {}
 
     def save(run_id: str, grade: Grade) -> None:
@@ -102,8 +173,26 @@ def evaluate(
         if progress:
             progress(run_id, grade)
 
+    # An instance whose controls failed here: its runs say nothing about the agent.
+    excluded = {k: c for k, c in (controls or {}).items() if not c.gradable}
+    for s in store.summaries():
+        if s.instance_id in excluded and (force or store.evaluation(s.run_id) is None):
+            save(s.run_id, Grade(status="not_gradable", detail=excluded[s.instance_id].reason))
+    todo = [
+        (s, by_id[s.instance_id])
+        for s in store.summaries()
+        if s.instance_id in by_id  # else a run of another dataset
+        and s.instance_id not in excluded
+        and (force or ungraded(store.evaluation(s.run_id)))
+    ]
+    local = all(has_local_repo(i, repos) for _, i in todo)
+    if grader == "auto":
+        grader = "local" if local else "swebench"
+
     if grader == "local":
-        spec = LocalGradeSpec({i.instance_id: i for _, i in todo}, repos, timeout_s or 300.0)
+        spec = LocalGradeSpec(
+            {i.instance_id: i for _, i in todo}, repos, timeout_s or LOCAL_TIMEOUT_S
+        )
         jobs = [(s.run_id, i.instance_id, store.patch(s.run_id)) for s, i in todo]
         stream = (executor or LocalExecutor()).map(spec, jobs, in_flight=in_flight)
         for outcome in bug_last(stream, "a grade"):

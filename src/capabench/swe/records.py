@@ -34,6 +34,10 @@ class Instance(BaseModel):
     test_patch: str = ""
     hints_text: str = ""
     difficulty: str = ""
+    # SWE-bench's keys to an instance's environment (swebench's specs per repository and
+    # version, requirements read at environment_setup_commit); empty for the bundled ones.
+    version: str = ""
+    environment_setup_commit: str = ""
     source: str = ""  # the dataset it came from
     extra: dict[str, str] = Field(default_factory=dict)  # e.g. missing-info categories
 

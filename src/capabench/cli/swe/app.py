@@ -28,6 +28,14 @@ DatasetOpt = Annotated[
 BaseOpt = Annotated[
     Path | None, typer.Option("--base", help="for a workbook: the dataset it names")
 ]
+SummariesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--summaries",
+        help="CSV/JSONL of instance_id + summary (the paper's underspecified.csv): the "
+        "ambiguous issues, joined by instance_id to --dataset, a SWE-bench dataset",
+    ),
+]
 RunsOpt = Annotated[Path, typer.Option("--runs", help="the run store")]
 ReposOpt = Annotated[
     Path | None,
@@ -40,14 +48,16 @@ ConditionOpt = Annotated[str, typer.Option("--condition", help="ambiguous, full 
 DEFAULT_RUNS = Path("runs/swe")
 
 
-def load_dataset(dataset: Path | None, base: Path | None):
+def load_dataset(dataset: Path | None, base: Path | None, summaries: Path | None = None):
     from capabench.swe.data.bundled import INSTANCES, bundled_dataset, bundled_dir
     from capabench.swe.data.datasets import DatasetError, load_instances
 
     if dataset is None and not (bundled_dir() / INSTANCES).is_file():
         console.print("building and checking the bundled dataset (first use, about 15 s)...")
     try:
-        return load_instances(dataset or bundled_dataset(), base=base)
+        if summaries is not None and dataset is None:
+            raise DatasetError("--summaries joins a SWE-bench dataset: give it with --dataset FILE")
+        return load_instances(dataset or bundled_dataset(), base=base, summaries=summaries)
     except DatasetError as exc:
         raise fail(str(exc)) from None
 

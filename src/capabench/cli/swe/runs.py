@@ -27,6 +27,7 @@ from capabench.cli.swe.app import (
     ModelOpt,
     ReposOpt,
     RunsOpt,
+    SummariesOpt,
     load_dataset,
     out,
     parse_conditions,
@@ -123,6 +124,7 @@ def _runs_table(summaries) -> Table:
 def list_cmd(
     dataset: DatasetOpt = None,
     base: BaseOpt = None,
+    summaries: SummariesOpt = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="rows to show")] = 50,
 ) -> None:
     """The dataset's instances."""
@@ -135,7 +137,7 @@ def list_cmd(
             str(len(i.pass_to_pass)),
             " ".join(i.problem_statement.split()),
         )
-        for i in load_dataset(dataset, base)[:limit]
+        for i in load_dataset(dataset, base, summaries)[:limit]
     ]
     names = ("instance", "repo", "difficulty", "F2P", "P2P")
     widths = [max(len(name), *(len(r[k]) for r in rows)) for k, name in enumerate(names)]
@@ -158,6 +160,7 @@ def batch_cmd(
     ] = None,
     dataset: DatasetOpt = None,
     base: BaseOpt = None,
+    summaries: SummariesOpt = None,
     runs: RunsOpt = DEFAULT_RUNS,
     repos: ReposOpt = None,
     base_url: BaseUrlOpt = None,
@@ -197,10 +200,11 @@ def batch_cmd(
     from capabench.executors import ExecutorError, make_executor
     from capabench.swe.agents import registration
     from capabench.swe.batch import batch, pending
+    from capabench.swe.data.issue_texts import record_issue_texts
     from capabench.swe.preflight import PreflightFailed, preflight
     from capabench.swe.store import SweStore
 
-    instances = load_dataset(dataset, base)
+    instances = load_dataset(dataset, base, summaries)
     if instance:
         unknown = set(instance) - {i.instance_id for i in instances}
         if unknown:
@@ -230,6 +234,8 @@ def batch_cmd(
         judge_decides=judge_decides,
     )
     todo = pending(instances, conditions, model, store, count)
+    _check_repos([i for i, _ in todo], repos)
+    record_issue_texts(runs, list({i.instance_id: i for i, _ in todo}.values()))
     if todo and not skip_preflight:
         try:
             outcome = preflight(runner, model)
@@ -270,6 +276,19 @@ def batch_cmd(
     except ExecutorError as exc:
         raise fail(str(exc)) from None
     out.print(_runs_table(done))
+
+
+def _check_repos(instances, repos) -> None:
+    """Every repository the sessions need, before any starts: one line naming the first
+    missing one (not a traceback from inside a session)."""
+    from capabench.swe.data.bundled import ensure_repos, repo_dir
+
+    ensure_repos(instances, repos)
+    for instance in instances:
+        try:
+            repo_dir(instance, repos)
+        except FileNotFoundError as exc:
+            raise fail(str(exc)) from None
 
 
 def preflight_cmd(

@@ -8,13 +8,22 @@ from typing import Annotated
 import typer
 
 from capabench.cli.errors import fail
-from capabench.cli.swe.app import DEFAULT_RUNS, BaseOpt, DatasetOpt, RunsOpt, load_dataset, out
+from capabench.cli.swe.app import (
+    DEFAULT_RUNS,
+    BaseOpt,
+    DatasetOpt,
+    RunsOpt,
+    SummariesOpt,
+    load_dataset,
+    out,
+)
 
 
 def dashboard_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     dataset: DatasetOpt = None,
     base: BaseOpt = None,
+    summaries: SummariesOpt = None,
     out_file: Annotated[Path, typer.Option("--out", help="the HTML file")] = Path(
         "swe-dashboard.html"
     ),
@@ -23,7 +32,9 @@ def dashboard_cmd(
     from capabench.swe.store import SweStore
     from capabench.swe.views.dashboard import build
 
-    path = build(SweStore(runs), load_dataset(dataset, base), out_file, repo_root=Path.cwd())
+    path = build(
+        SweStore(runs), load_dataset(dataset, base, summaries), out_file, repo_root=Path.cwd()
+    )
     out.print(f"wrote {path}")
 
 

@@ -45,12 +45,21 @@ def repo_dir(instance: Instance, repos: Path | None = None) -> Path:
     """The git repository an instance's checkouts are cloned from: `repos/<owner>__<name>`
     (or `repos/<name>`), or, for the bundled dataset, its own repositories."""
     owner, _, name = instance.repo.partition("/")
+    repos = Path(repos).absolute() if repos else None  # clones are made from other folders
     candidates = [repos / f"{owner}__{name}", repos / name] if repos else []
+    # where `capabench swe prepare` clones from GitHub when no --repos is given
+    candidates.append(cache_dir() / "swe" / "repos" / f"{owner}__{name}")
     candidates.append(bundled_dir() / "repos" / name)
     for path in candidates:
         if (path / ".git").exists() or (path / "HEAD").is_file():
             return path
-    hint = f"clone it to {candidates[0]}" if repos else "pass --repos DIR"
+    hint = (
+        f"clone it to {candidates[0]} (or a mirror: git clone --mirror), or run capabench swe "
+        f"prepare --repos {repos}"
+        if repos
+        else "run capabench swe prepare (clones it from GitHub), or pass --repos DIR with "
+        "<owner>__<name> clones"
+    )
     raise FileNotFoundError(f"no repository for {instance.repo}: {hint}")
 
 

@@ -25,6 +25,8 @@ COLUMNS = {
     "test_patch": "test_patch",
     "hints_text": "hints_text",
     "difficulty": "difficulty",
+    "version": "version",
+    "environment_setup_commit": "environment_setup_commit",
 }
 REQUIRED = (
     "instance_id",
@@ -49,12 +51,19 @@ class DatasetError(ValueError):
     """A dataset that can't be used, and where."""
 
 
-def load_instances(path: str | Path, *, base: str | Path | None = None) -> list[Instance]:
+def load_instances(
+    path: str | Path, *, base: str | Path | None = None, summaries: str | Path | None = None
+) -> list[Instance]:
     """Instances from a .jsonl/.json/.parquet file, a `save_to_disk` folder, or an .xlsx
-    workbook (whose rows take repo, commit, tests and gold patch from `base` by instance_id)."""
+    workbook (whose rows take repo, commit, tests and gold patch from `base` by instance_id).
+    With `summaries` (a CSV or JSONL of instance_id and a summary, e.g. the paper's
+    underspecified.csv), `path` is a SWE-bench dataset: its issue is the full form, the
+    summary the ambiguous one, joined by instance_id (instances without a summary left out)."""
     path = Path(path)
     if not path.exists():
         raise DatasetError(f"{path}: no such file or folder")
+    if summaries is not None:
+        return _with_summaries(path, Path(summaries))
     if path.suffix == ".xlsx":
         if base is None:
             raise DatasetError(
@@ -83,9 +92,17 @@ def _instances(rows: Iterable[dict], source: Path) -> list[Instance]:
             raise DatasetError(f"{where}: not an object")
         where += f" ({row.get('instance_id', 'no instance_id')})"
         missing = [c for c in REQUIRED if row.get(c) in (None, "")]
+        if missing == ["original_issue"]:
+            raise DatasetError(
+                f"{where}: missing original_issue: one form of the issue only (a SWE-bench "
+                "dataset?); give the ambiguous one with --summaries FILE (a CSV/JSONL of "
+                "instance_id and summary)"
+            )
         if missing:
             raise DatasetError(f"{where}: missing {', '.join(missing)}")
         fields = {COLUMNS[c]: row[c] for c in COLUMNS if row.get(c) is not None}
+        if "version" in fields:  # a number in some copies ("1.1")
+            fields["version"] = str(fields["version"])
         for name in ("fail_to_pass", "pass_to_pass"):
             if name in fields:
                 fields[name] = _test_list(fields[name], f"{where}: {name.upper()}")
@@ -218,3 +235,68 @@ def _workbook(path: Path, base: dict[str, Instance]) -> list[Instance]:
     if not out:
         raise DatasetError(f"{path}: no instances")
     return out
+
+
+# A summaries file's column for the rewritten issue, by preference (the paper's
+# underspecified.csv calls it problem_statement).
+SUMMARY_COLUMNS = ("summary", *WORKBOOK_ISSUE)
+
+
+def read_summaries(path: Path) -> dict[str, str]:
+    """{instance_id: summary} from a CSV or JSONL file."""
+    if not path.exists():
+        raise DatasetError(f"{path}: no such file")
+    if path.suffix == ".csv":
+        import csv
+
+        with path.open(newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    elif path.suffix in (".jsonl", ".json"):
+        rows = list(_json_rows(path))
+    else:
+        raise DatasetError(f"{path}: summaries are a .csv or .jsonl file")
+    if not rows:
+        raise DatasetError(f"{path}: no rows")
+    column = next((c for c in SUMMARY_COLUMNS if c in rows[0]), None)
+    if "instance_id" not in rows[0] or column is None:
+        raise DatasetError(
+            f"{path}: needs an instance_id column and a summary column (one of "
+            f"{', '.join(SUMMARY_COLUMNS)})"
+        )
+    out = {}
+    for number, row in enumerate(rows, 2 if path.suffix == ".csv" else 1):
+        key, text = str(row.get("instance_id") or "").strip(), str(row.get(column) or "").strip()
+        if not key or not text:
+            raise DatasetError(f"{path}: row {number}: empty instance_id or {column}")
+        out[key] = text
+    return out
+
+
+def _with_summaries(path: Path, summaries: Path) -> list[Instance]:
+    by_id = read_summaries(summaries)
+    if path.is_dir():
+        rows = _arrow_folder(path)
+    elif path.suffix in (".jsonl", ".json"):
+        rows = _json_rows(path)
+    elif path.suffix == ".parquet":
+        rows = _parquet_rows(path)
+    else:
+        raise DatasetError(
+            f"{path}: --summaries joins a .jsonl, .json, .parquet or save_to_disk dataset"
+        )
+    joined = []
+    for row in rows:
+        if isinstance(row, dict) and str(row.get("instance_id", "")) in by_id:
+            joined.append(
+                row
+                | {
+                    "original_issue": row.get("problem_statement"),
+                    "problem_statement": by_id[str(row["instance_id"])],
+                }
+            )
+    if not joined:
+        raise DatasetError(f"{path}: no instance has a summary in {summaries}")
+    return [
+        i.model_copy(update={"source": f"{path.name}+{summaries.name}"})
+        for i in _instances(joined, path)
+    ]

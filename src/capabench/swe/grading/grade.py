@@ -10,8 +10,10 @@ from pydantic import BaseModel
 
 from capabench.swe.records import Instance, patch_files
 
-Status = Literal["scored", "error", "timeout", "not_evaluated"]
-GRADER_VERSION = "local-1"  # the local grader's (grading/local.py)
+# not_gradable: the instance's controls failed here (its gold patch doesn't resolve it, or
+# its empty patch does): no grade of it says anything about the agent.
+Status = Literal["scored", "error", "timeout", "not_evaluated", "not_gradable"]
+GRADER_VERSION = "local-2"  # the local grader's (grading/local.py)
 
 
 class Grade(BaseModel):
@@ -19,7 +21,8 @@ class Grade(BaseModel):
 
     status: Status
     resolved: bool | None = None
-    tests: dict[str, str] = {}  # test id -> passed | failed | error | skipped | missing
+    # test id -> passed | failed | error | skipped | xfail | not run (never run: not failed)
+    tests: dict[str, str] = {}
     localization_hit: bool | None = None
     source_files: tuple[str, ...] = ()
     stripped_test_files: tuple[str, ...] = ()

@@ -122,7 +122,18 @@ def sanity(store: SweStore, last: int | None = None) -> list[Finding]:
         if grade is None:
             add("attention", s.run_id, "not evaluated yet (capabench swe evaluate)")
         elif grade.status in ("error", "timeout"):
-            add("attention", s.run_id, f"grading {grade.status}: {grade.detail[:160]}")
+            # a grade that could not be decided (listed tests not run, no environment...):
+            # left out of resolved rates, never an unresolved
+            add("attention", s.run_id, f"grading {grade.status}: {grade.detail[:240]}")
+        elif grade.status == "not_gradable":
+            add("note", s.run_id, f"not gradable here (excluded): {grade.detail[:240]}")
+        elif any(v == "not run" for v in grade.tests.values()):
+            missing = sum(v == "not run" for v in grade.tests.values())
+            add(
+                "note",
+                s.run_id,
+                f"unresolved by a failing listed test; {missing} other listed test(s) did not run",
+            )
     done = Counter((s.instance_id, s.condition, s.model) for s in recent if not s.retryable)
     for (instance, condition, model), n in done.items():
         if n > 1:

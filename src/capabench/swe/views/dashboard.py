@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 
+from capabench.swe.data.issue_texts import recorded_issue_texts
 from capabench.swe.records import EventKind, Instance
 from capabench.swe.store import RunSummary, SweStore
 
@@ -58,7 +59,15 @@ def _arms(summaries: list[RunSummary], grades: dict) -> list[dict]:
         for condition in ("ambiguous", "full"):
             runs = [s for s in mine if s.condition == condition]
             observable = [s for s in runs if s.stop_reason != "error"]  # asking was possible
+            # Resolved rates count scored runs only: an error (listed tests not run, no
+            # environment) or a run of an instance not gradable here is shown apart.
             scored = [s for s in runs if (g := grades.get(s.run_id)) and g.status == "scored"]
+            undecided = [
+                s for s in runs if (g := grades.get(s.run_id)) and g.status in ("error", "timeout")
+            ]
+            excluded = [
+                s for s in runs if (g := grades.get(s.run_id)) and g.status == "not_gradable"
+            ]
             cells[condition] = {
                 "runs": len(runs),
                 "ask": rate(sum(s.asked for s in observable), len(observable)),
@@ -68,6 +77,8 @@ def _arms(summaries: list[RunSummary], grades: dict) -> list[dict]:
                 ),
                 "degraded": rate(sum(bool(s.warnings) for s in runs), len(runs)),
                 "resolved": rate(sum(bool(grades[s.run_id].resolved) for s in scored), len(scored)),
+                "grading_error": rate(len(undecided), len(runs)),
+                "not_gradable": rate(len(excluded), len(runs)),
             }
         channel = sorted({a.channel for s in mine for a in s.asks}) or ["(no asks yet)"]
         arms.append(
@@ -125,14 +136,16 @@ def build(
         )
     # The issue in both forms (and a workbook's withheld categories), once per instance and
     # never inside a run record: an agent's question is judged next to what was left out.
-    keys = {
+    played = {s.instance_id for s in summaries}
+    keys = {k: v for k, v in recorded_issue_texts(store.root).items() if k in played}
+    keys |= {
         i.instance_id: {
             "ambiguous": i.problem_statement,
             "full": i.original_issue,
             "extra": i.extra,
         }
         for i in instances
-        if i.instance_id in {s.instance_id for s in summaries}
+        if i.instance_id in played
     }
     data = {
         "arms": _arms(summaries, grades),
@@ -159,7 +172,7 @@ th{background:#f3f5f9}.run{cursor:pointer}.run:hover{background:#f7f9ff}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:360px;white-space:pre-wrap}
 .ask{border-left:4px solid #c77d00;background:#fff8ea;padding:6px 10px;margin:6px 0}
 .reply{border-left:4px solid #2d7d46;background:#effaf2;padding:6px 10px;margin:6px 0}
-.ok{color:#2d7d46;font-weight:600}.bad{color:#b42318;font-weight:600}.side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
+.ok{color:#2d7d46;font-weight:600}.warn{color:#b54708;font-weight:600}.muted{color:#667085;font-style:italic}.bad{color:#b42318;font-weight:600}.side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 label{margin-right:12px}
 </style></head><body>
 <h1>Ask or guess: coding agents on ambiguous vs full issues</h1>
@@ -189,7 +202,7 @@ function preflights(){
 }
 function arms(){
   let h = "<table><tr><th></th>" + DATA.arms.map(a => `<th>${esc(a.model)}<br><small>${esc(a.runner)}: ${esc(a.channel)}</small><br><small>contained: ${esc(a.containment)}${a.network ? "; network: " + esc(a.network) : ""}</small></th>`).join("") + "</tr>";
-  for (const c of ["ambiguous","full"]) for (const [k,label] of [["runs","runs"],["ask","asked"],["refused","asked through a refused channel"],["degraded","ran degraded (see sanity)"],["resolved","resolved"]])
+  for (const c of ["ambiguous","full"]) for (const [k,label] of [["runs","runs"],["ask","asked"],["refused","asked through a refused channel"],["degraded","ran degraded (see sanity)"],["resolved","resolved (of scored runs)"],["grading_error","grading error (not counted)"],["not_gradable","not gradable here (excluded)"]])
     h += `<tr><th>${c}: ${label}</th>` + DATA.arms.map(a => `<td>${esc(a.cells[c][k])}</td>`).join("") + "</tr>";
   document.getElementById("arms").innerHTML = h + "</table>";
   const sel = document.getElementById("f-model");
@@ -197,7 +210,13 @@ function arms(){
   for (const k of ["repo","difficulty"]) for (const v of [...new Set(DATA.runs.map(r => r[k]))].sort())
     document.getElementById("f-" + k).insertAdjacentHTML("beforeend", `<option>${esc(v)}</option>`);
 }
-function grade(r){ return r.resolved === null ? esc(r.grade.status) : (r.resolved ? '<span class="ok">resolved</span>' : '<span class="bad">unresolved</span>'); }
+function grade(r){
+  if (r.resolved !== null) return r.resolved ? '<span class="ok">resolved</span>' : '<span class="bad">unresolved</span>';
+  const st = r.grade.status, why = esc(r.grade.detail || "");
+  if (st === "error" || st === "timeout") return `<span class="warn" title="${why}">grading ${esc(st)}</span>`;
+  if (st === "not_gradable") return `<span class="muted" title="${why}">not gradable here</span>`;
+  return esc(st);
+}
 function rows(){
   const f = id => document.getElementById(id).value;
   const body = document.querySelector("#runs tbody"); body.innerHTML = "";
