@@ -16,7 +16,7 @@ from functools import cache
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
-from capabench.simulate.intent.text import Question, questions_of
+from capabench.simulate.intent.text import Question, generic, questions_of
 
 THRESHOLD = 1.0
 _ASPECT_ALONE = 0.5  # a generic word without its subject: reported as a candidate, never targets
@@ -167,7 +167,10 @@ class RulesMatcher:
             readings.append(
                 QuestionReading(
                     text=question.text,
-                    targets=tuple(_targets(found, families, leaning)),
+                    # a generic question reveals nothing, whatever its words serve
+                    targets=()
+                    if generic(question.text)
+                    else tuple(_targets(found, families, leaning)),
                     best=found[0] if found else None,
                 )
             )
