@@ -365,3 +365,24 @@ def test_unfenced_code_docstrings_and_recorded_reasoning_ask_nothing():
     assert questions("return the raw value or wrapped in a dict?") == [
         "return the raw value or wrapped in a dict?"
     ]
+
+
+def test_fidelity_counts_a_defensible_reveal_neither_missed_nor_false():
+    from capabench.simulate.intent.base import QuestionReading, Reading
+    from capabench.simulate.intent.fidelity import BankEntry
+
+    class Reveals:  # reads every message as asking about serialized
+        name = "stub"
+        session_independent = True
+
+        def read(self, message, families):
+            q = QuestionReading(text=message, targets=("serialized",))
+            return Reading(matcher=self.name, asking_sentences=1, questions=(q,))
+
+    generic = "What format should the output be in?"
+    allowed = measure(Reveals(), [BankEntry(text=generic, defensible=("serialized",))])
+    assert allowed.false_reveals == 0 and allowed.off_target_reveals == 0
+    assert allowed.defensible_reveals == sum("serialized" in p for p in users())
+    unlabelled = measure(Reveals(), [BankEntry(text=generic)])
+    assert unlabelled.false_reveals == allowed.defensible_reveals
+    assert unlabelled.false_by_family == {"serialized": unlabelled.false_reveals}
