@@ -386,3 +386,20 @@ def test_fidelity_counts_a_defensible_reveal_neither_missed_nor_false():
     unlabelled = measure(Reveals(), [BankEntry(text=generic)])
     assert unlabelled.false_reveals == allowed.defensible_reveals
     assert unlabelled.false_by_family == {"serialized": unlabelled.false_reveals}
+
+
+@pytest.mark.parametrize("matcher", ["learned", "rules"])
+def test_a_familys_words_about_the_other_frame_target_nothing(matcher):
+    m = make_matcher(matcher)
+    # the sign of the result is not negative input; the user's files to share are not the result's
+    for message in (
+        "Should the result be positive or negative when b > a?",
+        "Please share the files you'd like me to modify.",
+        "Could you add the config file to the chat so I can see what it contains?",
+    ):
+        assert m.read(message, ALL).targets(ALL) == [], message
+    # the same words in the family's own frame do
+    assert m.read("What should it return for a negative number?", ALL).targets(ALL) == [
+        "negative_input"
+    ]
+    assert m.read("Should I save the result to a file?", ALL).targets(ALL) == ["result_file"]

@@ -75,6 +75,31 @@ def score(family: str, text: str) -> tuple[int, float, list[str]]:
     return strong, weak, found
 
 
+# A family's words outside its own frame: a clause that speaks of the other frame and not
+# of the family's own names the concept about something else (issue 27: the sign of the
+# result is not negative input; the user's files to share or edit are not where the result
+# is saved). Such a clause keeps the family as a candidate, never a target.
+_OTHER_FRAME = {
+    "negative_input": re.compile(
+        r"\b(?:result|output|answer|return value|returned value|difference|sum)s?\b[^.?!]{0,30}"
+        r"\b(?:be|is|are|come out|end up)\b[^.?!]{0,20}\b(?:positive|negative)\b"
+        r"|\bnegative (?:result|output|answer|return value)s?\b"
+    ),
+    "result_file": re.compile(
+        r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"
+        r"|\bfiles?\b[^.?!]{0,30}\b(?:contains?|on your (?:computer|machine|disk)|to (?:the|this) chat)\b"
+    ),
+}
+_OWN_FRAME = {
+    "negative_input": re.compile(
+        r"\b(?:input|inputs|argument|arguments|parameter|passed|given|receives?|takes?)\b"
+    ),
+    "result_file": re.compile(
+        r"\b(?:result|results|output|outputs|save|saved|write|written|store|dump|export)\b"
+    ),
+}
+
+
 def _present(text: str) -> frozenset[str]:
     """The families with an anchor or aspect word anywhere in a (lowercased) text."""
     found = set()
@@ -155,6 +180,13 @@ def _clause_candidates(
     top_weak = max(weak_key.values(), default=(0.0, 0.0))
     found = []
     for family, (strong, weak, evidence) in scored.items():
+        if (
+            family in _OTHER_FRAME
+            and (strong or weak)
+            and _OTHER_FRAME[family].search(lowered)
+            and not _OWN_FRAME[family].search(lowered)
+        ):
+            strong, weak = 0, min(weak, _ASPECT_ALONE) or _ASPECT_ALONE
         elsewhere = bool(names) and family not in names and weak < 2  # the message is about others
         if not strong and (focused or elsewhere or weak_key[family] < top_weak):
             weak = min(weak, _ASPECT_ALONE)  # kept as a candidate, never a target
