@@ -21,9 +21,8 @@ from capabench.simulate.intent.fidelity import load_bank, measure
 BANKS = Path(__file__).resolve().parents[1] / "tests" / "data" / "user_questions"
 
 
-def respond_time(matcher, bank, repeat: int = 3) -> float:
-    """Median milliseconds per respond() of a user holding two families, over the bank's
-    messages without code."""
+def bench_user(matcher, families: tuple[str, ...] = ("tidy_list", "batch")):
+    """A simulated user holding the first alternative of each of `families`, on a stub task."""
     from capabench.records import Session, Slot
     from capabench.simulate import SimulatedUser
 
@@ -34,7 +33,7 @@ def respond_time(matcher, bank, repeat: int = 3) -> float:
             alternative=REGISTRY[f].alternatives[0].id,
             statement=REGISTRY[f].alternatives[0].statement,
         )
-        for f in ("tidy_list", "batch")
+        for f in families
     )
     session = Session(
         id="bench",
@@ -53,7 +52,13 @@ def respond_time(matcher, bank, repeat: int = 3) -> float:
         reference="",
         original="",
     )
-    user = SimulatedUser(session, matcher=matcher)
+    return SimulatedUser(session, matcher=matcher)
+
+
+def respond_time(matcher, bank, repeat: int = 3) -> float:
+    """Median milliseconds per respond() of a user holding two families, over the bank's
+    messages without code."""
+    user = bench_user(matcher)
     prose = [e.text for e in bank if "```" not in e.text]  # a code block would time the judge
     times = []
     for _ in range(repeat):

@@ -288,3 +288,118 @@ def test_runs_record_unanswered_questions_and_the_audit_rereads_them(built, pool
         app, ["audit-user", str(tmp_path / "nowhere"), "--user-model", "local"]
     )
     assert missing.exit_code != 0 and "not a run directory" in missing.output
+
+
+GENERIC_QUESTIONS = (
+    "What are the expected input and output?",
+    "Any other requirements?",
+    "What format should the output be in?",
+)
+OUTPUT_FORMAT = ("envelope", "serialized", "number_style", "yes_no", "clean_text", "tidy_list")
+
+
+def _user_holding(families: tuple[str, ...], matcher: str) -> SimulatedUser:
+    """A user holding each family's first alternative, on a stub task (no code is judged)."""
+    from capabench.records import Session, Slot
+
+    slots = tuple(
+        Slot(
+            family=f,
+            mechanism=REGISTRY[f].mechanism,
+            alternative=REGISTRY[f].alternatives[0].id,
+            statement=REGISTRY[f].alternatives[0].statement,
+        )
+        for f in families
+    )
+    session = Session(
+        id="s", user_id="u", profile_id="terse-expert", cell=0, index=0, split="heldout",
+        task_id="t", base_entry_point="f", entry_point="f", signature="def f(x)", request="r",
+        slots=slots, hidden_tests="", reference="", original="",
+    )  # fmt: skip
+    return SimulatedUser(session, matcher=make_matcher(matcher))
+
+
+@pytest.mark.parametrize("matcher", ["learned", "rules"])
+@pytest.mark.parametrize("family", OUTPUT_FORMAT)
+def test_generic_questions_get_use_your_judgement_even_from_an_output_format_user(family, matcher):
+    # The corpus rule (tests/data/real_questions/README.md) gives these no target, the output
+    # families at most "defensible"; the user answers what is asked, so it says nothing of them.
+    from capabench.profiles import PROFILES_BY_ID
+
+    partner = next(
+        f for f in ("bad_input", "naming") if REGISTRY[f].mechanism != REGISTRY[family].mechanism
+    )
+    user = _user_holding((family, partner), matcher)
+    unsure = PROFILES_BY_ID["terse-expert"].unsure
+    for question in GENERIC_QUESTIONS:
+        reply = user.respond(question)
+        assert reply.revealed == [] and reply.text == unsure, question
+        assert reply.asked  # it is still a question the user read
+    # The family's own question is answered: the user says what is asked about.
+    assert user.respond(REGISTRY[family].question).revealed == [family]
+
+
+def test_generic_followed_by_a_named_concept_is_answered():
+    user = _user_holding(("serialized", "bad_input"), "learned")
+    reply = user.respond("What format should the output be in? A JSON string or the Python object?")
+    assert reply.revealed == ["serialized"]
+
+
+def test_unfenced_code_docstrings_and_recorded_reasoning_ask_nothing():
+    pasted = (
+        'Here is my draft.\n\ndef f(x):\n    """Otherwise, it returns False.\n    Should it?"""\n'
+        "    return abs(x) if x else None\n\n>>> f(-2)\n2\n\nDoes this look right to you?"
+    )
+    assert questions(pasted) == ["Does this look right to you?"]
+    assert targeted_families(pasted, ALL) == []
+    # the same words in prose addressed to the user do ask
+    assert "negative_input" in targeted_families("Should f take abs() of a negative x?", ALL)
+    docstring = '"""Return True if ok.\nShould negative numbers raise?\n"""\nAnything else?'
+    assert questions(docstring) == ["Anything else?"]
+    reasoning = "The user may want logging of each result? I'll ask.\n</think>\n\nShall I proceed?"
+    assert questions(reasoning) == ["Shall I proceed?"]
+    assert targeted_families(reasoning, ALL) == []
+    # a plain statement about behaviour is not a request
+    assert questions("Otherwise, it returns False.") == []
+    # prose that starts like code is still prose
+    assert questions("return the raw value or wrapped in a dict?") == [
+        "return the raw value or wrapped in a dict?"
+    ]
+
+
+def test_fidelity_counts_a_defensible_reveal_neither_missed_nor_false():
+    from capabench.simulate.intent.base import QuestionReading, Reading
+    from capabench.simulate.intent.fidelity import BankEntry
+
+    class Reveals:  # reads every message as asking about serialized
+        name = "stub"
+        session_independent = True
+
+        def read(self, message, families):
+            q = QuestionReading(text=message, targets=("serialized",))
+            return Reading(matcher=self.name, asking_sentences=1, questions=(q,))
+
+    generic = "What format should the output be in?"
+    allowed = measure(Reveals(), [BankEntry(text=generic, defensible=("serialized",))])
+    assert allowed.false_reveals == 0 and allowed.off_target_reveals == 0
+    assert allowed.defensible_reveals == sum("serialized" in p for p in users())
+    unlabelled = measure(Reveals(), [BankEntry(text=generic)])
+    assert unlabelled.false_reveals == allowed.defensible_reveals
+    assert unlabelled.false_by_family == {"serialized": unlabelled.false_reveals}
+
+
+@pytest.mark.parametrize("matcher", ["learned", "rules"])
+def test_a_familys_words_about_the_other_frame_target_nothing(matcher):
+    m = make_matcher(matcher)
+    # the sign of the result is not negative input; the user's files to share are not the result's
+    for message in (
+        "Should the result be positive or negative when b > a?",
+        "Please share the files you'd like me to modify.",
+        "Could you add the config file to the chat so I can see what it contains?",
+    ):
+        assert m.read(message, ALL).targets(ALL) == [], message
+    # the same words in the family's own frame do
+    assert m.read("What should it return for a negative number?", ALL).targets(ALL) == [
+        "negative_input"
+    ]
+    assert m.read("Should I save the result to a file?", ALL).targets(ALL) == ["result_file"]

@@ -3,8 +3,10 @@ simulated users holding every admissible pair of conventions (one family from ea
 mechanisms, as the benchmark's users do).
 
 - recall: sends where the user holds a targeted family, and that family was revealed;
-- false reveals: families revealed that the message did not target, over all sends;
-- off-target reveals: anything revealed by a message that targets nothing.
+- false reveals: families revealed that the message did not target, over all sends (a
+  family the entry lists as `defensible` is neither required nor false: counted apart);
+- off-target reveals: anything but a defensible family revealed by a message that targets
+  nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class BankEntry(BaseModel):
 
     text: str
     targets: tuple[str, ...] = ()
+    # families a reveal of would be defensible but is not required (the real corpus's tier)
+    defensible: tuple[str, ...] = ()
     style: str = ""
 
 
@@ -44,6 +48,10 @@ class Fidelity(BaseModel):
     sends: int = 0
     per_family: dict[str, FamilyFidelity] = Field(default_factory=dict)
     false_reveals: int = 0
+    false_by_family: dict[str, int] = Field(
+        default_factory=dict, description="false reveals (sends) per family"
+    )
+    defensible_reveals: int = 0
     off_target_sends: int = 0
     off_target_reveals: int = 0
     misses: list[dict] = Field(default_factory=list, description="(message, family) never revealed")
@@ -62,10 +70,11 @@ class Fidelity(BaseModel):
 
 
 def load_bank(path: str | Path) -> list[BankEntry]:
-    """A JSON list of {"text", "targets", "style"}; targets must be known families."""
+    """A JSON list of {"text", "targets", "defensible", "style"} (other keys ignored); the
+    families named must be known."""
     entries = [BankEntry.model_validate(item) for item in json.loads(Path(path).read_text())]
     for i, entry in enumerate(entries):
-        unknown = set(entry.targets) - set(REGISTRY)
+        unknown = (set(entry.targets) | set(entry.defensible)) - set(REGISTRY)
         if unknown:
             raise ValueError(f"{path}: entry {i} targets unknown families {sorted(unknown)}")
     return entries
@@ -122,14 +131,17 @@ def measure(
             revealed = targeted & set(held)
             if not entry.targets:
                 report.off_target_sends += 1
-                report.off_target_reveals += bool(revealed)
+                report.off_target_reveals += bool(revealed - set(entry.defensible))
             for family in held:
                 if family in entry.targets:
                     per[family].sends += 1
                     per[family].revealed += family in revealed
                     missed[family] += family not in revealed
+                elif family in revealed and family in entry.defensible:
+                    report.defensible_reveals += 1
                 elif family in revealed:
                     report.false_reveals += 1
+                    report.false_by_family[family] = report.false_by_family.get(family, 0) + 1
                     unasked[family] += 1
         report.misses += [{"text": entry.text, "family": f} for f, n in missed.items() if n]
         report.false += [{"text": entry.text, "family": f} for f, n in unasked.items() if n]

@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Reading
 from capabench.simulate.intent.rules import RulesMatcher, plain
-from capabench.simulate.intent.text import code_spans
+from capabench.simulate.intent.text import code_spans, generic
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
 TOKEN_VECTORS = Path(__file__).with_name("token_vectors.npz")
@@ -245,7 +245,8 @@ class LearnedMatcher:
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         ev = evidence(message)
-        if not ev.reading.questions:  # nothing asked, nothing to answer
+        # nothing asked, or only generic questions (the whole input or output): nothing to say
+        if all(generic(q.text) for q in ev.reading.questions):
             return ev.reading.model_copy(update={"matcher": self.name})
         w = self.weights
         targeted = {f for f, (t, _, _) in ev.rules.items() if t}

@@ -16,7 +16,7 @@ from functools import cache
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
-from capabench.simulate.intent.text import Question, questions_of
+from capabench.simulate.intent.text import Question, generic, questions_of, sentences
 
 THRESHOLD = 1.0
 _ASPECT_ALONE = 0.5  # a generic word without its subject: reported as a candidate, never targets
@@ -75,6 +75,49 @@ def score(family: str, text: str) -> tuple[int, float, list[str]]:
     return strong, weak, found
 
 
+# A family's words outside its own frame: a clause that speaks of the other frame and not
+# of the family's own names the concept about something else (issue 27: the sign of the
+# result is not negative input; the user's files to share or edit are not where the result
+# is saved). Such a clause keeps the family as a candidate, never a target.
+_OTHER_FRAME = {
+    "negative_input": re.compile(
+        r"\b(?:result|output|answer|return value|returned value|difference|sum)s?\b[^.?!]{0,30}"
+        r"\b(?:be|is|are|come out|end up)\b[^.?!]{0,20}\b(?:positive|negative)\b"
+        r"|\bnegative (?:result|output|answer|return value)s?\b"
+    ),
+    "result_file": re.compile(
+        r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"
+        r"|\bfiles?\b[^.?!]{0,30}\b(?:contains?|on your (?:computer|machine|disk)|to (?:the|this) chat)\b"
+    ),
+}
+_OWN_FRAME = {
+    "negative_input": re.compile(
+        r"\b(?:input|inputs|argument|arguments|parameter|passed|given|receives?|takes?)\b"
+    ),
+    "result_file": re.compile(
+        r"\b(?:result|results|output|outputs|save|saved|write|written|store|dump|export)\b"
+    ),
+}
+
+
+def _present(text: str) -> frozenset[str]:
+    """The families with an anchor or aspect word anywhere in a (lowercased) text."""
+    found = set()
+    for family in REGISTRY:
+        anchors, aspects, _, _ = _compiled(family)
+        if anchors.search(text) or (aspects is not None and aspects.search(text)):
+            found.add(family)
+    return frozenset(found)
+
+
+def _named(family: str, text: str) -> bool:
+    """Whether a (lowercased) text names the family outright (one of its anchor words)."""
+    anchors, _, _, ignore = _compiled(family)
+    if ignore is not None:
+        text = ignore.sub(" ", text)
+    return anchors.search(text) is not None
+
+
 def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[str]:
     """The distinct aspect words that have one of the family's subjects close by."""
     if subjects is None:
@@ -104,25 +147,32 @@ def plain(text: str) -> str:
 
 
 def candidates(
-    text: str, leaning: dict[str, float] | None = None, names: frozenset[str] = frozenset()
+    text: str,
+    leaning: dict[str, float] | None = None,
+    names: frozenset[str] = frozenset(),
+    present: frozenset[str] | None = None,
 ) -> list[Candidate]:
-    """Every family's score for a text, best first: per clause, the best of its clauses."""
+    """Every family's score for a text, best first: per clause, the best of its clauses.
+    `present`: the only families whose words occur at all (the others score nothing)."""
     best: dict[str, Candidate] = {}
     for clause in _CLAUSE.split(plain(text)):
-        for c in _clause_candidates(clause, leaning or {}, names):
+        for c in _clause_candidates(clause, leaning or {}, names, present):
             if c.family not in best or c.score > best[c.family].score:
                 best[c.family] = c
     return sorted(best.values(), key=lambda c: (-c.score, c.family))
 
 
 def _clause_candidates(
-    lowered: str, leaning: dict[str, float], names: frozenset[str]
+    lowered: str,
+    leaning: dict[str, float],
+    names: frozenset[str],
+    present: frozenset[str] | None = None,
 ) -> list[Candidate]:
     """Generic aspect words decide only when no family is named outright, and then only the
     family with the most of them (ties: the one the message speaks of more): a question
     that names one concept ("which letter case for the returned string?") is about that
     concept, not about every family "string" could serve."""
-    scored = {f: score(f, lowered) for f in REGISTRY}
+    scored = {f: score(f, lowered) for f in (REGISTRY if present is None else present)}
     focused = any(strong for strong, _, _ in scored.values())
     weak_key = {
         f: (weak, leaning.get(f, 0.0)) for f, (strong, weak, _) in scored.items() if not strong
@@ -130,6 +180,13 @@ def _clause_candidates(
     top_weak = max(weak_key.values(), default=(0.0, 0.0))
     found = []
     for family, (strong, weak, evidence) in scored.items():
+        if (
+            family in _OTHER_FRAME
+            and (strong or weak)
+            and _OTHER_FRAME[family].search(lowered)
+            and not _OWN_FRAME[family].search(lowered)
+        ):
+            strong, weak = 0, min(weak, _ASPECT_ALONE) or _ASPECT_ALONE
         elsewhere = bool(names) and family not in names and weak < 2  # the message is about others
         if not strong and (focused or elsewhere or weak_key[family] < top_weak):
             weak = min(weak, _ASPECT_ALONE)  # kept as a candidate, never a target
@@ -152,22 +209,31 @@ class RulesMatcher:
         """The reading, with the message's asking sentences and its leaning (each family's
         score over all of them together)."""
         asked = questions_of(message)
-        whole = " ".join(f"{q.context} {q.text}" for q in asked)
+        # every sentence once (a question's context is its neighbours' text): a family's score
+        # counts distinct words, so the repeats only cost time on long messages
+        pieces = [s for q in asked for s in (*sentences(q.context), q.text)]
+        whole = " ".join(dict.fromkeys(pieces))
         # The whole message's leaning (siblings tied in one sentence go to the one the message
         # speaks of more) and the families it names outright.
-        leaning = {c.family: c.score for c in candidates(whole)}
         lowered = plain(whole)
-        names = frozenset(f for f in REGISTRY if score(f, lowered)[0])
+        # A family none of whose words occur in anything read here scores nothing anywhere
+        # (what its `ignore` takes out only lowers a score): the rest is read, family by family.
+        present = _present("\n".join([lowered, *(plain(f"{q.context} {q.text}") for q in asked)]))
+        leaning = {c.family: c.score for c in candidates(whole, present=present)}
+        names = frozenset(f for f in present if _named(f, lowered))
         readings = []
         for question in asked:
-            found = candidates(question.text, leaning, names)
+            found = candidates(question.text, leaning, names, present)
             elliptical = question.refers_back or len(question.text.split()) <= 5
             if question.context and elliptical and not _targets(found, REGISTRY, leaning):
-                found = candidates(f"{question.context} {question.text}", leaning, names)
+                found = candidates(f"{question.context} {question.text}", leaning, names, present)
             readings.append(
                 QuestionReading(
                     text=question.text,
-                    targets=tuple(_targets(found, families, leaning)),
+                    # a generic question reveals nothing, whatever its words serve
+                    targets=()
+                    if generic(question.text)
+                    else tuple(_targets(found, families, leaning)),
                     best=found[0] if found else None,
                 )
             )

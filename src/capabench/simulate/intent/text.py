@@ -10,6 +10,7 @@ otherwise", "Going with X; shout if not"). An item of a list introduced as quest
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -41,8 +42,8 @@ _REQUEST = re.compile(
     r"wondering|(?:not (?:sure|clear)|unsure) (?:what|whether|if|which|how|about|where)|unclear (?:what|whether|if|which|how)|"
     r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
     r"need (?:a|your) (?:decision|answer|input|call)|your call on|fill me in|walk me through|"
-    r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|if not\b|"
-    r"unless (?:you|told|i hear|otherwise|that)|otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
+    r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|(?<=\s)if not\b|"
+    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
     r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
     r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise|define|spell|show|paste|name|remind|unpack|walk|give|send|provide|point|fill|post|select|write down|elaborate)\b|"
@@ -100,7 +101,7 @@ _ASSUMPTION = re.compile(
     re.I,
 )
 _ASKING_HEADER = re.compile(
-    r"\b(?:question|clarif|confirm|check|know|unclear|open point|need to|decide|ask|wonder|unsure|assum|before i)\w*",
+    r"\b(?:question|clarif|confirm|check|know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
     re.I,
 )
 # A sentence that leans on an earlier one for what it asks about.
@@ -135,9 +136,204 @@ class Question:
         return f"{self.context} {self.text}".strip() if self.refers_back else self.text
 
 
+# The writer's own reasoning, recorded as reply text by some agents: everything before a
+# closing </think>, and any <think>...</think> block.
+_REASONING = re.compile(r"\A.*</think>|<think>.*?(?:</think>|\Z)", re.S | re.I)
+# A docstring or other triple-quoted block outside a fence (the task's text, not a question).
+_TRIPLE = re.compile(r"(?ms)^[ \t]*[rRbBuU]?(\"\"\"|\'\'\').*?(?:\1|\Z)")
+_CODE_START = re.compile(
+    r"^\s*(?:def |class |async def |@\w|>>> |\.\.\. |from [\w.]+ import |import [\w.]+\s*$|"
+    r"(?:return|raise|assert|yield|elif|while|for|if|with|try|except|else|finally)\b[^?]*[:(=\[]|"
+    r"[A-Za-z_][\w.\[\]'\"]*\s*(?:[-+*/%|&]?=|\()[^?]*$)"
+)
+
+
+def _is_code(line: str) -> bool:
+    """An unfenced line of Python (a pasted function, a doctest), not prose about code:
+    it looks like a statement and parses as one."""
+    if not _CODE_START.match(line):
+        return False
+    text = line.strip().removeprefix(">>> ").removeprefix("... ")
+    if text.endswith(":"):
+        text += " pass"
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    # a bare expression of words ("ok", "sorted(x) or not") is prose unless it is a call
+    return not all(
+        isinstance(node, ast.Expr) and not isinstance(node.value, ast.Call) for node in tree.body
+    )
+
+
+def _without_code_lines(text: str) -> str:
+    """Unfenced code: each line that parses as a statement, and the lines indented under it."""
+    out, indent = [], None
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip())
+        if indent is not None and line.strip() and depth > indent:
+            continue  # the body of a code line above
+        indent = None
+        if _is_code(line):
+            indent = depth
+            out.append("")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+# A generic question asks for the whole input, output or requirements and names no concept
+# ("What are the expected input and output?", "Any other requirements?", "What format
+# should the output be in?"): the user answers what is asked, so it reveals nothing
+# (README, "The simulated user"; tests/data/real_questions/README.md gives these no target).
+_GENERIC_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "or",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "be",
+        "is",
+        "are",
+        "was",
+        "should",
+        "would",
+        "will",
+        "could",
+        "can",
+        "do",
+        "does",
+        "did",
+        "i",
+        "we",
+        "you",
+        "it",
+        "its",
+        "it's",
+        "there",
+        "this",
+        "that",
+        "what",
+        "what's",
+        "which",
+        "how",
+        "any",
+        "anything",
+        "other",
+        "another",
+        "else",
+        "additional",
+        "further",
+        "more",
+        "specific",
+        "particular",
+        "expected",
+        "exact",
+        "exactly",
+        "kind",
+        "input",
+        "inputs",
+        "output",
+        "outputs",
+        "result",
+        "results",
+        "return",
+        "returns",
+        "returned",
+        "value",
+        "values",
+        "format",
+        "formats",
+        "type",
+        "types",
+        "form",
+        "shape",
+        "look",
+        "looks",
+        "like",
+        "function's",
+        "function's",
+        "requirement",
+        "requirements",
+        "constraint",
+        "constraints",
+        "preference",
+        "preferences",
+        "detail",
+        "details",
+        "need",
+        "know",
+        "have",
+        "has",
+        "should",
+        "i'd",
+        "like",
+        "me",
+        "give",
+        "gives",
+        "given",
+        "take",
+        "takes",
+        "parameters",
+        "arguments",
+        "edge",
+        "cases",
+        "handle",
+        "handled",
+        "consider",
+        "mind",
+        "so",
+        "also",
+        "then",
+        "ok",
+        "okay",
+        "please",
+    ]
+)
+_GENERIC_HEAD = frozenset(
+    [
+        "input",
+        "inputs",
+        "output",
+        "outputs",
+        "result",
+        "results",
+        "return",
+        "returns",
+        "returned",
+        "requirement",
+        "requirements",
+        "constraint",
+        "constraints",
+        "preference",
+        "preferences",
+        "edge",
+        "else",
+    ]
+)
+
+
+def generic(question: str) -> bool:
+    """Whether a question asks only for the whole input, output or requirements."""
+    words = re.findall(r"[a-z][a-z']*", question.lower())
+    return (
+        bool(words)
+        and all(w in _GENERIC_WORDS for w in words)
+        and any(w in _GENERIC_HEAD for w in words)
+    )
+
+
 def prose(message: str) -> str:
-    """The message without its code blocks (a blank line where each was)."""
-    return _FENCED.sub("\n\n", message)
+    """The message as prose addressed to the user: without its code blocks (a blank line
+    where each was), unfenced code and docstrings, and the writer's recorded reasoning."""
+    text = _FENCED.sub("\n\n", _REASONING.sub("", message))
+    return _without_code_lines(_TRIPLE.sub("\n\n", text))
 
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")  # inline code with something in it
