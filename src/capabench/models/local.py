@@ -99,7 +99,7 @@ class LocalModel:
         )
         self.load_s = time.perf_counter() - started
         self.last = CallTimings()
-        self._stop_on_interrupt = LogitsProcessorList([_raise_on_interrupt])
+        self._stop_on_interrupt = LogitsProcessorList([self._end_on_interrupt])
         warn_missing_simd()
 
     def complete(
@@ -132,7 +132,7 @@ class LocalModel:
                         else None
                     ),
                     # Ctrl-C ends a generation at its next token, not after max_tokens
-                    # (the scores pass through unchanged).
+                    # (until then the scores pass through unchanged).
                     logits_processor=self._stop_on_interrupt,
                 )
             except ValueError as exc:  # e.g. the dialogue outgrew the context window
@@ -148,6 +148,14 @@ class LocalModel:
             output_tokens=usage.get("completion_tokens", 0),
             model=self.name,
         )
+
+    def _end_on_interrupt(self, _ids, scores):
+        """Once the run is interrupted, only the end-of-text token may come next. (It runs
+        inside llama.cpp's sampler, where an exception would be swallowed.)"""
+        if interrupt.requested():
+            scores[:] = -float("inf")
+            scores[self.llm.token_eos()] = 0.0
+        return scores
 
     def _perf(self) -> CallTimings:
         """llama.cpp's own counters (cumulative since the context was made)."""
@@ -189,12 +197,6 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
-
-
-def _raise_on_interrupt(_ids, scores):
-    if interrupt.requested():
-        raise interrupt.Interrupted("local model: interrupted")
-    return scores
 
 
 _SIMD = {"avx2": "AVX2", "fma": "FMA", "f16c": "F16C", "avx512f": "AVX512"}
