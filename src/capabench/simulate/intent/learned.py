@@ -48,8 +48,9 @@ from pydantic import BaseModel, ConfigDict
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Reading
+from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.rules import RulesMatcher, plain
-from capabench.simulate.intent.text import code_spans, generic
+from capabench.simulate.intent.text import code_spans
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
 TOKEN_VECTORS = Path(__file__).with_name("token_vectors.npz")

@@ -16,7 +16,8 @@ from functools import cache
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
-from capabench.simulate.intent.text import Question, generic, questions_of, sentences
+from capabench.simulate.intent.generic import generic
+from capabench.simulate.intent.text import Question, questions_of, sentences
 
 THRESHOLD = 1.0
 _ASPECT_ALONE = 0.5  # a generic word without its subject: reported as a candidate, never targets
