@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from capabench.benchmark import cached_default, load_benchmark
+from capabench.benchmark import BenchmarkDirError, cached_default, load_benchmark
 from capabench.build.contradictions import same
 from capabench.build.replay import record_calls
 from capabench.conventions.shape import Call
@@ -59,7 +59,11 @@ def examples(request: str) -> list[tuple[tuple, object, str]]:
 
 
 def main(argv: list[str]) -> int:
-    bench = load_benchmark(Path(argv[0])) if argv else cached_default()
+    try:
+        bench = load_benchmark(Path(argv[0])) if argv else cached_default()
+    except BenchmarkDirError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     pool = default_pool()
     per_split: Counter = Counter()
     shown = bad = named = 0
