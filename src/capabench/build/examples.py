@@ -70,10 +70,6 @@ def _closing(text: str, open_at: int) -> int | None:
     return None
 
 
-def _literal(node: ast.AST) -> Any:
-    return ast.literal_eval(node)
-
-
 def _call_args(src: str) -> tuple[tuple, dict]:
     call = ast.parse(f"_f({src})", mode="eval").body
     assert isinstance(call, ast.Call)
@@ -81,7 +77,9 @@ def _call_args(src: str) -> tuple[tuple, dict]:
         k.arg is None for k in call.keywords
     ):
         raise ValueError("starred arguments")
-    return tuple(_literal(a) for a in call.args), {k.arg: _literal(k.value) for k in call.keywords}
+    return tuple(ast.literal_eval(a) for a in call.args), {
+        k.arg: ast.literal_eval(k.value) for k in call.keywords
+    }
 
 
 _WORDS = {"true": True, "false": False}  # how some docstrings write a bool result
@@ -101,7 +99,7 @@ def literal_prefix(text: str) -> tuple[Any, int] | None:
         if not chunk:
             continue
         try:
-            value = _literal(ast.parse(chunk, mode="eval").body)
+            value = ast.literal_eval(ast.parse(chunk, mode="eval").body)
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             continue
         if re.match(r"\s*(?:[-+*/%^<>]|=(?!>))", stripped[len(chunk) :]):
@@ -118,11 +116,10 @@ def _line_bounds(text: str, at: int) -> tuple[int, int]:
 
 def _doctest_want(text: str, after: int) -> tuple[Any, int] | None:
     """A doctest's expected output: the lines after the call up to a blank line or `>>>`."""
-    if text[after:].split("\n", 1)[0].strip():
+    first, *rest = text[after:].split("\n")
+    if first.strip():
         return None
-    lines, pos, end = [], after, after
-    rest = text[after:].split("\n")[1:]
-    pos = after + len(text[after:].split("\n")[0]) + 1
+    lines, end, pos = [], after, after + len(first) + 1
     for line in rest:
         if not line.strip() or line.strip().startswith(">>>"):
             break

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from capabench.build.examples import Example
 from capabench.conventions import REGISTRY, Family, Layer
@@ -29,7 +29,7 @@ class Decided:
     call: bool = False
     inputs: tuple[Family, ...] = ()
     results: tuple[Family, ...] = ()  # innermost first
-    validation: tuple[Family, ...] = field(default=())
+    validation: tuple[Family, ...] = ()
 
     @classmethod
     def of(cls, slots: tuple[Slot, ...]) -> Decided:
@@ -51,8 +51,7 @@ class Decided:
         return (
             (self.name and example.name is not None)
             or self.call
-            or bool(self.inputs)
-            or bool(self.results)
+            or bool(self.inputs or self.results)
         )
 
     def governed(self, example: Example) -> bool:
@@ -63,7 +62,7 @@ def _and(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def neutral(example: Example, value: object, decided: Decided, params: tuple[str, ...]) -> str:
+def neutral(example: Example, value: object, decided: Decided) -> str:
     """The example's information in words true under every alternative of the session."""
     shown = []
     for i, arg in enumerate(example.args):
@@ -83,21 +82,20 @@ def controlled(
     outcomes: dict[int, object],
     decided: Decided,
     task: Task,
-    params: tuple[str, ...],
 ) -> str:
     """`text` with each example the session decides rewritten (`outcomes`: index -> what the
     task's reference returns for it) or left out, and the name left out where it's decided."""
     out, pos = [], 0
     for i, example in enumerate(examples):
         out.append(text[pos : example.start])
+        pos = example.end
         if decided.governed(example):
-            pass
-        elif decided.touches(example) and i in outcomes:
-            sentence = neutral(example, outcomes[i], decided, params)
+            continue  # left out: what happens on these inputs is the convention itself
+        if decided.touches(example) and i in outcomes:
+            sentence = neutral(example, outcomes[i], decided)
             out.append(sentence[0].upper() + sentence[1:] + ".")
         else:
             out.append(text[example.start : example.end])
-        pos = example.end
     out.append(text[pos:])
     result = "".join(out)
     for family in decided.results:

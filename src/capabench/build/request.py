@@ -79,7 +79,7 @@ def controlled(task: Task, slots: tuple[Slot, ...], pool: SandboxPool | None = N
             i: r.returned for i, r in zip(wanted, records, strict=False) if r.raised is None
         }
     return Controlled(
-        information.controlled(text, examples, outcomes, decided, task, params),
+        information.controlled(text, examples, outcomes, decided, task),
         information.function_line(task, decided, fn),
     )
 
