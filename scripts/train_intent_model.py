@@ -41,6 +41,7 @@ from capabench.simulate.intent.learned import (
 from capabench.simulate.intent.rules import RulesMatcher
 
 BANKS = Path(__file__).resolve().parents[1] / "tests" / "data" / "user_questions"
+REAL = BANKS.parent / "real_questions"
 MIN_COUNT = 2  # an n-gram seen in fewer training messages gets no weight
 # Smaller n-gram weights are left out and the rest rounded: the file drops from 8 MB to under
 # 1 MB, and no message of the bank is read differently.
@@ -70,7 +71,11 @@ def _task_name(gram: str) -> bool:
 
 
 def tuned_parts() -> list[Path]:
-    return sorted(p for p in BANKS.glob("*.json") if not p.stem.startswith("heldout"))
+    """The bank's tune and dev parts, and the real corpus's tune side (splits.json: by source
+    model; its held-out models never enter training)."""
+    bank = sorted(p for p in BANKS.glob("*.json") if not p.stem.startswith("heldout"))
+    split = json.loads((REAL / "splits.json").read_text())["tune"]
+    return bank + [REAL / name for name in split]
 
 
 def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> LearnedWeights:
@@ -97,9 +102,15 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
         [[MEANING_SCALE * v / ev.norm if ev.norm else 0.0 for v in ev.meaning] for ev in evidences]
     )
 
-    def fit(family: str | None, rules_view: list, y: np.ndarray) -> FamilyWeights:
+    def fit(
+        family: str | None, rules_view: list, y: np.ndarray, about: str | None = None
+    ) -> FamilyWeights:
         x = sp.hstack([matrix(family), sp.csr_matrix(rules_view), meaning]).tocsr()
-        model = LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, y)
+        # a message whose reveal of the family (`about`) would be defensible (the real
+        # corpus's second tier) teaches neither way
+        keep = np.array([about is None or about not in e.defensible for e in entries])
+        model = LogisticRegression(C=c, max_iter=5000, class_weight="balanced")
+        model.fit(x[keep], y[keep])
         w = model.coef_[0]
         n = len(vocabulary)
         return FamilyWeights(
@@ -114,8 +125,10 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
     return LearnedWeights(
         regularization=c,
         trained_on={},
-        families={f: fit(f, [ev.rules[f] for ev in evidences], y) for f, y in asks.items()},
-        words_only={f: fit(None, [(0.0, 0.0, 0.0)] * len(evidences), y) for f, y in asks.items()},
+        families={f: fit(f, [ev.rules[f] for ev in evidences], y, f) for f, y in asks.items()},
+        words_only={
+            f: fit(None, [(0.0, 0.0, 0.0)] * len(evidences), y, f) for f, y in asks.items()
+        },
         none=fit(
             None, [ev.overall for ev in evidences], np.array([not e.targets for e in entries])
         ),

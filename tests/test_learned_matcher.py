@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.util
+import json
 import math
 import sys
 from pathlib import Path
@@ -31,14 +32,19 @@ from capabench.simulate.intent.learned import (
 ALL = sorted(REGISTRY)
 ROOT = Path(__file__).resolve().parents[1]
 BANKS = ROOT / "tests" / "data" / "user_questions"
+REAL = ROOT / "tests" / "data" / "real_questions"
 
 
 def test_weights_were_trained_on_the_current_tuned_parts_and_never_on_held_out_ones():
     trained = load_weights().trained_on
-    tuned = {p.name for p in BANKS.glob("*.json") if not p.stem.startswith("heldout")}
-    assert set(trained) == tuned, "retrain: python scripts/train_intent_model.py"
+    tuned = {p.name: p for p in BANKS.glob("*.json") if not p.stem.startswith("heldout")}
+    # the real corpus's tune side (by source model); its held-out models never
+    splits = json.loads((REAL / "splits.json").read_text())
+    tuned |= {name: REAL / name for name in splits["tune"]}
+    assert not set(trained) & set(splits["heldout"])
+    assert set(trained) == set(tuned), "retrain: python scripts/train_intent_model.py"
     for name, digest in trained.items():
-        assert hashlib.sha256((BANKS / name).read_bytes()).hexdigest() == digest, name
+        assert hashlib.sha256(tuned[name].read_bytes()).hexdigest() == digest, name
     assert set(load_weights().families) == set(ALL)
     vectors = hashlib.sha256(TOKEN_VECTORS.read_bytes()).hexdigest()
     assert load_weights().token_vectors == vectors, "retrain after distilling the token vectors"
@@ -65,7 +71,9 @@ def _weights(*, family_ngrams=None, none_ngrams=None, words_ngrams=None) -> Lear
 
 
 def test_a_family_model_vetoes_only_what_it_learned_against():
-    question = "Should the returned list be sorted, and should I run black on the file?"
+    # (not a plain question about tidy_list: "should the returned list be sorted?" is one,
+    # which no model vetoes)
+    question = "Should the list come back tidy, and should I run black on the file?"
     rules = make_matcher("rules").read(question, ALL).targets(ALL)
     assert "tidy_list" in rules
     agreeing = LearnedMatcher(_weights()).read(question, ALL)
@@ -75,7 +83,7 @@ def test_a_family_model_vetoes_only_what_it_learned_against():
     # The question stays read (its best candidate kept for the run's fidelity record).
     assert vetoing.questions and vetoing.questions[0].best is not None
     # What the words alone are sure of stays.
-    sure = _weights(family_ngrams={"black": -20.0}, words_ngrams={"tidy_list": {"sorted": 10.0}})
+    sure = _weights(family_ngrams={"black": -20.0}, words_ngrams={"tidy_list": {"tidy": 10.0}})
     assert LearnedMatcher(sure).read(question, ["tidy_list"]).targets(["tidy_list"]) == [
         "tidy_list"
     ]
@@ -92,13 +100,13 @@ def test_the_none_model_vetoes_every_family_of_a_message():
 
 
 def test_a_words_only_model_takes_what_the_rules_missed_in_a_free_mechanism():
-    question = "What do you call these fns on your side?"
+    question = "How are these fns known on your side?"
     assert make_matcher("rules").read(question, ALL).targets(ALL) == []
     weights = _weights(words_ngrams={"naming": {"fns": 10.0}})
     reading = LearnedMatcher(weights).read(question, ["naming", "batch"])
     assert reading.targets(["naming", "batch"]) == ["naming"]
     # Not when the rules already read the mechanism's other family in the message.
-    both = "Should the input arrive as a CSV string? And what do you call these fns?"
+    both = "Should the input arrive as a CSV string? And how are these fns known on your side?"
     assert "input_format" in make_matcher("rules").read(both, ALL).targets(ALL)
     assert "naming" not in LearnedMatcher(weights).read(both, ALL).targets(ALL)
     # Nor when nothing in the message asks.

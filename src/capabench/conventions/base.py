@@ -43,12 +43,16 @@ class Vocabulary:
     are everyday words for what varies that other topics use too ("order", "case", "name"):
     they count only in a question that also names one of the family's `subjects` (what the
     aspect is of: the returned list, the text, the function). `ignore` masks wording that
-    means something else ("edge case", "sort of") before anything is matched."""
+    means something else ("edge case", "sort of") before anything is matched. `questions`
+    are plain questions about the concept in the family's own frame ("can the inputs be
+    negative?"): an asking sentence that matches one asks about the family, whatever else a
+    matcher makes of it."""
 
     anchors: tuple[str, ...]
     aspects: tuple[str, ...] = ()
     subjects: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,12 @@ class BadInput(Family):
             r"\bbelow zero",
             r"\bempty (?:list|string|result) (?:as|for) (?:the )?(?:result|output)",
         ),
+        questions=(
+            r"\b(?:invalid|malformed|bad|wrong[- ]type|non-?numeric|unexpected|illegal|garbage|missing|null|none) (?:inputs?|arguments?|args?|values?|data|types?|parameters?)\b",
+            r"\bif (?:the |an? )?(?:inputs?|arguments?|value|list|string|data|parameters?)\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not (?:a|an) \w+|of the wrong type|malformed)\b",
+            r"\b(?:input|argument) (?:validation|checking|checks)\b",
+            r"\bhandle (?:invalid|bad|wrong|malformed)\b",
+        ),
     )
     exemplars = (
         "What should happen when the input is None?",

@@ -89,6 +89,13 @@ class Batch(Family):
             r"\blog records?\b",
             r"\bcall (?:it|this|the function)(?: something)?\b(?= ?(?:\?|$|in\b|by\b))",
         ),
+        questions=(
+            r"\b(?:one|a single|each) (?:record|item|input|value|row|case)\b[^.?!]{0,25}\b(?:at a time|per call|or (?:many|multiple|all|a (?:list|batch)))",
+            r"\bcalled (?:once )?(?:per|for each) (?:record|item|input|row)\b",
+            r"\b(?:all|many|multiple|several) (?:records|inputs|items|rows)\b[^.?!]{0,20}\b(?:at once|in one call|together|in a batch)\b",
+            r"\bin (?:a )?batch(?:es)?\b",
+            r"\bbatch(?:ed)? (?:input|call|mode|processing)\b",
+        ),
     )
     exemplars = (
         "Will you call it once per record, or hand it all your records at once?",

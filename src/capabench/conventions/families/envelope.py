@@ -95,6 +95,12 @@ class Envelope(Family):
             r"\btext wrap",
             r"\bline wrap",
         ),
+        questions=(
+            r"\bwrap(?:ped|per)?\b[^.?!]{0,20}\b(?:the )?(?:results?|return value|output|value)\b",
+            r"\b(?:results?|response|return) (?:object|envelope|wrapper|container|dict with)\b",
+            r"\b(?:status|ok|success|error) (?:flag|key|field|code)\b[^.?!]{0,40}\b(?:return|result|output|dict)",
+            r"\b(?:value|result), ?(?:error|err)\b",
+        ),
     )
     exemplars = (
         "What was the return shape we agreed on: the bare value, or wrapped somehow?",

@@ -97,6 +97,14 @@ class InputFormat(Family):
             r"\bparse (?:error|tree)",
             r"\binput (?:is )?(?:none|null|missing|invalid|negative)",
         ),
+        questions=(
+            r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation)\b).*\b(?:what|which|in what) (?:form|format|shape|type)\b[^.?!]{0,25}\b(?:inputs?|data|numbers|arguments?|values) (?:come|arrive|be|is|are|passed|given|provided|look)",
+            r"\b(?:inputs?|data|numbers|arguments?|values)\b[^.?!]{0,30}\b(?:passed|given|provided|arrive|come in|supplied|received)\b[^.?!]{0,20}\bas (?:a |an )?(?:list|string|json|text|array|comma|space|str)\b",
+            r"\b(?:comma|space|whitespace|tab|newline)[- ]?(?:separated|delimited)\b[^.?!]{0,30}\b(?:inputs?|string|data|numbers)\b",
+            r"\bformat of (?:the )?(?:inputs?|data|numbers|arguments?|dates?)\b",
+            r"\b(?:inputs?|data|dates?) format\b",
+            r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation|call site|the call)\b).*\bhow (?:will|are|do|does|is) (?:the |my |your )?(?:inputs?|data|numbers|values|arguments?)\b[^.?!]{0,20}\b(?:passed|given|provided|arrive|come|supplied|look|formatted)\b",
+        ),
     )
     exemplars = (
         "In what form do the numbers reach the function: a Python list, or text I need to parse?",

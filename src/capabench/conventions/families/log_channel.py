@@ -84,6 +84,12 @@ class LogChannel(Family):
             r"\bblueprint",
             r"\bfootprint",
         ),
+        questions=(
+            r"\b(?:print|log)(?:ed|ged|s)?\b[^.?!]{0,30}\b(?:results?|outputs?|each result|answers?)\b",
+            r"\b(?:results?|outputs?)\b[^.?!]{0,30}\b(?:printed|logged|shown on|written to) (?:the )?(?:console|screen|stdout|stderr|terminal|log)\b",
+            r"\b(?:stdout|stderr|logger|logging module|standard output|standard error)\b",
+            r"\bprint (?:it|them) or return\b|\breturn (?:it|them) or print\b",
+        ),
     )
     exemplars = (
         "Where do you watch your logs, and what should a log line look like?",

@@ -77,6 +77,16 @@ class Naming(Family):
             r"\bnamed (?:tuple|arguments?|params?|parameters?)",
             r"\bcalled (?:with|once|twice|over|per|by|from|at|again|concurrently|repeatedly|often|frequently|directly|recursively|inside|within|many|multiple|several|a lot|simultaneously|\w+ times|in (?:a |the )?(?:loop|parallel|threads?|production|tests?|hot path)|on (?:each|every|a|an|the|all|many|multiple|one|single))\b",
         ),
+        questions=(
+            r"\b(?:function|method)(?:'s)? name\b",
+            r"\bname (?:of |for )?(?:the|this|my|your|that) (?:function|method)\b",
+            r"\bwhat (?:should|do|would|shall|must) (?:i|we|you) (?:call|name)\b",
+            r"\b(?:function|method|it) (?:be |is )?(?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
+            r"\bwhich (?:function |method )?name\b",
+            r"\b(?:correct|right|intended|expected|preferred) (?:function |method )?name\b",
+            r"^(?!.*\b(?:branch|test|file|module|variable|var|temp|class|folder|directory|commit|column|key)\w*\b).*\bnaming (?:convention|scheme|style|pattern)s?\b",
+            r"\b(?:snake|camel|pascal)[_ -]?case\b",
+        ),
     )
     exemplars = (
         "What should I name the function?",

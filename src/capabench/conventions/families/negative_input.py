@@ -70,6 +70,11 @@ class NegativeInput(Family):
             r"\bodd (?:or|and|/) even",
             r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",
         ),
+        questions=(
+            r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe negative\b",
+            r"\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
+            r"\bif (?:the |an? |any )?(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero)|below zero)\b",
+        ),
     )
     exemplars = (
         "What should happen with a negative number?",

@@ -102,6 +102,12 @@ class NumberStyle(Family):
             r"\bspel(?:l|led|t)? out (?:what|how|which|exactly|for me|the (?:rule|meaning))",
             r"\bnumber of (?:arguments|parameters|items|elements|records|calls|words|digits)",
         ),
+        questions=(
+            r"\bhow should (?:the )?(?:returned )?(?:number|result|count|value|score|total)s? be (?:formatted|written|displayed|shown|represented|styled|spelled)\b",
+            r"\b(?:number|result|count|value)s?\b[^.?!]{0,25}\b(?:in words|as words|spelled out|as an ordinal|ordinal|zero[- ]padded|padded|with leading zeros)\b",
+            r"\b(?:in words|spelled out|as an ordinal|zero[- ]padded|leading zeros)\b[^.?!]{0,25}\b(?:or|vs)\b[^.?!]{0,15}\b(?:digits|numerals|a number|an integer|plain)\b",
+            r"\bformat (?:of )?(?:the )?(?:returned )?(?:number|count|result number)\b",
+        ),
     )
     exemplars = (
         "How should the number be written in your report style?",

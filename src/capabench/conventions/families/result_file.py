@@ -98,6 +98,11 @@ class ResultFile(Family):
             r"\bkeep (?:it|things|the code) (?:simple|short|clean|readable)",
             r"\bstore (?:intermediate|temporary|them in a)",
         ),
+        questions=(
+            r"\b(?:save|write|store|dump|export|persist)\w*\b[^.?!]{0,30}\b(?:results?|outputs?|it|them)\b[^.?!]{0,30}\b(?:to|in|into|as) (?:a |the )?(?:\w+ )?(?:file|disk)\b",
+            r"\b(?:results?|outputs?)\b[^.?!]{0,30}\b(?:saved|written|stored|dumped|exported) (?:to|in|into) (?:a |the )?(?:\w+ )?file\b",
+            r"\b(?:output|results?) file\b",
+        ),
     )
     exemplars = (
         "Where do you look for the result: should the function save it somewhere?",

@@ -70,6 +70,12 @@ class Serialized(Family):
             r"\b(?:number|report|date|log)[- ](?:format|style)",
             r"\bformat(?:ted|ting)? (?:the |a )?(?:number|log|line|message|code)",
         ),
+        questions=(
+            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\breturn\w*\b[^.?!]{0,30}\b(?:json|serialized?|repr)\b",
+            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\b(?:json|serialized?|repr)\b[^.?!]{0,20}\b(?:string|text)\b[^.?!]{0,20}\breturn",
+            r"\breturn (?:a |the )?(?:\w+ )?(?:string|text) or (?:a |the |an )?(?:actual )?(?:object|list|dict|value|number|python)\b",
+            r"\b(?:string|text) representation\b",
+        ),
     )
     exemplars = (
         "Which format did we settle on for the result?",

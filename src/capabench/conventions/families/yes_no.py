@@ -81,6 +81,12 @@ class YesNo(Family):
             r"\bplain (?:text|python|function|list|dict|string|tuple|value|english|language|code|old|loop|file|ascii|letters?|vowels?|numbers?|ints?|integers?)",
             r"\byes,? (?:i|we|that|this|it)\b(?! should)",
         ),
+        questions=(
+            r"\b(?:true/false|true or false|boolean|bool)\b[^.?!]{0,40}\b(?:or|vs|versus|instead)\b[^.?!]{0,25}\b(?:yes|no|strings?|y|1|0|ints?|integers?)\b",
+            r"\b(?:yes|y)/(?:no|n)\b[^.?!]{0,30}\b(?:or|vs)\b[^.?!]{0,25}\b(?:true|false|boolean|bool)\b",
+            r"\breturn (?:a )?(?:boolean|bool)\b",
+            r"""\b(?:\"yes\"|'yes'|yes/no|\"y\"|'y') (?:strings?|or|/)""",
+        ),
     )
     exemplars = (
         "What should a plain yes or no look like: True/False, 'yes'/'no', 1/0?",

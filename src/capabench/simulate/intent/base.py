@@ -27,6 +27,9 @@ class QuestionReading(BaseModel):
     text: str
     targets: tuple[str, ...] = ()
     best: Candidate | None = None
+    # families (of all) the sentence asks about in plain words (their vocabulary's
+    # `questions`): no second opinion takes these away
+    plainly: tuple[str, ...] = ()
 
 
 class Reading(BaseModel):

@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Reading
 from capabench.simulate.intent.generic import generic
-from capabench.simulate.intent.rules import RulesMatcher, plain
+from capabench.simulate.intent.rules import RulesMatcher, other_frame, plain
 from capabench.simulate.intent.text import code_spans
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
@@ -222,7 +222,7 @@ def probability(
     rules_view: tuple[float, ...] = (0.0, 0.0, 0.0),
     ev: Evidence | None = None,
 ) -> float:
-    z = weights.intercept + sum(weights.ngrams.get(g, 0.0) for g in words)
+    z = weights.intercept + math.fsum(weights.ngrams[g] for g in weights.ngrams.keys() & words)
     z += sum(w * x for w, x in zip(weights.rules, rules_view, strict=True))
     if weights.meaning and ev is not None and ev.norm:
         # fsum over exact integers: the same sum on every machine, whatever its BLAS
@@ -256,6 +256,7 @@ class LearnedMatcher:
         words = {f: probability(w.words_only[f], ev.ngrams, ev=ev) for f in REGISTRY}
         sure = {f for f, p in words.items() if p >= w.add_threshold}
         sure |= targeted & ev.quoted  # a question about the user's own words is about them
+        sure |= targeted & {f for q in ev.reading.questions for f in q.plainly}
         nothing = probability(w.none, ev.ngrams, ev.overall, ev)
         if nothing >= w.none_threshold:
             kept = targeted & sure
@@ -267,7 +268,14 @@ class LearnedMatcher:
                 or probability(w.families[f], ev.words(f), ev.rules[f], ev) >= w.threshold
             }
         taken = {REGISTRY[f].mechanism for f in kept}
-        added = {f for f in sure - targeted if REGISTRY[f].mechanism not in taken}
+        # the words may speak of the family's concept about something else (the case of the
+        # input, the form of the output): the rules' frame holds for what the models add too
+        asking = plain(" ".join(q.text for q in ev.reading.questions))
+        added = {
+            f
+            for f in sure - targeted
+            if REGISTRY[f].mechanism not in taken and not other_frame(f, asking)
+        }
         if not kept and not added and nothing < w.asked_threshold:
             best = max(sorted(words), key=words.__getitem__)
             added = {best} if words[best] >= w.best_threshold else set()

@@ -12,11 +12,12 @@ import builtins
 import keyword
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
 from capabench.simulate.intent.generic import generic
+from capabench.simulate.intent.literals import Alternation, occurring
 from capabench.simulate.intent.text import Question, questions_of, sentences
 
 THRESHOLD = 1.0
@@ -49,20 +50,54 @@ _CLAUSE = re.compile(
 
 
 @cache
-def _compiled(family: str):
+def _vocabulary(family: str) -> tuple[Alternation, Alternation, Alternation, Alternation]:
     v = REGISTRY[family].vocabulary
-    join = lambda patterns: re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None  # noqa: E731
-    return join(v.anchors), join(v.aspects), join(v.subjects), join(v.ignore)
+    return tuple(Alternation(p) for p in (v.anchors, v.aspects, v.subjects, v.ignore))
+
+
+@cache
+def _literals() -> frozenset[str]:
+    alternations = [a for f in REGISTRY for a in (*_vocabulary(f), _plain_questions(f))]
+    return frozenset(lit for a in alternations for lit in a.literals)
+
+
+@lru_cache(maxsize=256)
+def _occurring(text: str) -> frozenset[str]:
+    """Which of the vocabularies' literals occur in a text (a read asks this of the same few
+    texts for every family)."""
+    return occurring(_literals(), text)
+
+
+def _compiled(family: str, occur: frozenset[str]):
+    """The family's anchors, aspects, subjects and ignore patterns (None: none of its
+    alternatives can match a text in which `occur` occur, or the family has none)."""
+    return tuple(a.compiled if a.possible(occur) else None for a in _vocabulary(family))
+
+
+def _read_as(family: str, text: str) -> tuple[str, frozenset[str]]:
+    """The text with what the family ignores taken out, and the literals occurring in it."""
+    occur = _occurring(text)
+    ignore = _compiled(family, occur)[3]
+    if ignore is None:
+        return text, occur
+    stripped = ignore.sub(" ", text)
+    if stripped == text:
+        return text, occur
+    return stripped, occurring(_family_literals(family), stripped)
+
+
+@cache
+def _family_literals(family: str) -> frozenset[str]:
+    return frozenset(lit for a in _vocabulary(family) for lit in a.literals)
 
 
 def score(family: str, text: str) -> tuple[int, float, list[str]]:
     """How a (lowercased) text speaks of a family: its distinct anchor words, and its
     distinct aspect words with a subject close by (0.5 when no aspect has one), with the
     evidence."""
-    anchors, aspects, subjects, ignore = _compiled(family)
-    if ignore is not None:
-        text = ignore.sub(" ", text)
-    found = sorted({m.group(0).strip() for m in anchors.finditer(text)})
+    text, occur = _read_as(family, text)
+    anchors, aspects, subjects, _ = _compiled(family, occur)
+    found = sorted({m.group(0).strip() for m in anchors.finditer(text)}) if anchors else []
     strong = len(found)
     weak = 0.0
     if aspects is not None:
@@ -90,6 +125,14 @@ _OTHER_FRAME = {
         r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"
         r"|\bfiles?\b[^.?!]{0,30}\b(?:contains?|on your (?:computer|machine|disk)|to (?:the|this) chat)\b"
     ),
+    # the case of the input, or of a comparison, is not the returned text's
+    "clean_text": re.compile(
+        r"\b(?:match\w*|compar\w*|sensitiv\w*|insensitiv\w*|ignor\w*|treat\w*)\b"
+        r"|\b(?:is|are|will) (?:the |my |your |an? )?(?:input|given|incoming)?\s*(?:string|text|word|letter)s?"
+        r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
+    ),
+    # the form of what is returned is not the form the data arrives in
+    "input_format": re.compile(r"\b(?:return\w*|output\w*|results?)\b"),
 }
 _OWN_FRAME = {
     "negative_input": re.compile(
@@ -98,25 +141,36 @@ _OWN_FRAME = {
     "result_file": re.compile(
         r"\b(?:result|results|output|outputs|save|saved|write|written|store|dump|export)\b"
     ),
+    "clean_text": re.compile(r"\b(?:return\w*|output\w*|results?|come back|give back)\b"),
+    "input_format": re.compile(
+        r"\b(?:inputs?|arguments?|arriv\w*|passed|given|receiv\w*|reach\w*|comes? in|supplied)\b"
+    ),
 }
+
+
+def other_frame(family: str, text: str) -> bool:
+    """Whether a (lowercased) text speaks of the family's concept about something else."""
+    return (
+        family in _OTHER_FRAME
+        and _OTHER_FRAME[family].search(text) is not None
+        and _OWN_FRAME[family].search(text) is None
+    )
 
 
 def _present(text: str) -> frozenset[str]:
     """The families with an anchor or aspect word anywhere in a (lowercased) text."""
-    found = set()
-    for family in REGISTRY:
-        anchors, aspects, _, _ = _compiled(family)
-        if anchors.search(text) or (aspects is not None and aspects.search(text)):
-            found.add(family)
-    return frozenset(found)
+    occur = _occurring(text)
+    return frozenset(
+        family
+        for family in REGISTRY
+        if any(a.matches(text, occur) for a in _vocabulary(family)[:2])
+    )
 
 
 def _named(family: str, text: str) -> bool:
     """Whether a (lowercased) text names the family outright (one of its anchor words)."""
-    anchors, _, _, ignore = _compiled(family)
-    if ignore is not None:
-        text = ignore.sub(" ", text)
-    return anchors.search(text) is not None
+    text, occur = _read_as(family, text)
+    return _vocabulary(family)[0].matches(text, occur)
 
 
 def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[str]:
@@ -181,12 +235,7 @@ def _clause_candidates(
     top_weak = max(weak_key.values(), default=(0.0, 0.0))
     found = []
     for family, (strong, weak, evidence) in scored.items():
-        if (
-            family in _OTHER_FRAME
-            and (strong or weak)
-            and _OTHER_FRAME[family].search(lowered)
-            and not _OWN_FRAME[family].search(lowered)
-        ):
+        if (strong or weak) and other_frame(family, lowered):
             strong, weak = 0, min(weak, _ASPECT_ALONE) or _ASPECT_ALONE
         elsewhere = bool(names) and family not in names and weak < 2  # the message is about others
         if not strong and (focused or elsewhere or weak_key[family] < top_weak):
@@ -228,18 +277,45 @@ class RulesMatcher:
             elliptical = question.refers_back or len(question.text.split()) <= 5
             if question.context and elliptical and not _targets(found, REGISTRY, leaning):
                 found = candidates(f"{question.context} {question.text}", leaning, names, present)
+            # a generic question reveals nothing, whatever its words serve
+            is_generic = generic(question.text)
+            targets = [] if is_generic else _targets(found, families, leaning)
+            plainly = () if is_generic else asked_plainly(question.text)
+            if plainly:
+                # a plain question reaches its family unless the reading already gave its
+                # mechanism another (a user holds one family per mechanism)
+                taken = {REGISTRY[f].mechanism for f in _targets(found, REGISTRY, leaning)}
+                targets += [
+                    f
+                    for f in plainly
+                    if f in families and f not in targets and REGISTRY[f].mechanism not in taken
+                ]
             readings.append(
                 QuestionReading(
                     text=question.text,
-                    # a generic question reveals nothing, whatever its words serve
-                    targets=()
-                    if generic(question.text)
-                    else tuple(_targets(found, families, leaning)),
+                    targets=tuple(targets),
                     best=found[0] if found else None,
+                    plainly=plainly,
                 )
             )
         reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
         return reading, asked, leaning
+
+
+@cache
+def _plain_questions(family: str) -> Alternation:
+    return Alternation(REGISTRY[family].vocabulary.questions)
+
+
+def asked_plainly(question: str) -> tuple[str, ...]:
+    """The families (of all) whose plain questions an asking sentence matches."""
+    text = plain(question)
+    occur = _occurring(text)
+    return tuple(
+        f
+        for f in sorted(REGISTRY)
+        if _plain_questions(f).matches(text, occur) and not other_frame(f, text)
+    )
 
 
 def _targets(found: list[Candidate], families, leaning: dict[str, float]) -> list[str]:

@@ -1,0 +1,77 @@
+"""What text a regular expression can't match without: a set of literal strings, one of which
+every match contains. A cheap `in` test on them skips a pattern that can't match, so a long
+message isn't scanned by every alternative of every family's vocabulary."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+from re import _constants as _c  # the parser behind re.compile (Python 3.11+)
+from re import _parser as _p
+
+
+def _required(items: Iterable) -> frozenset[str] | None:
+    """Per element of the sequence, what it can't do without; the most selective element's
+    set (the one whose shortest literal is longest), None when no element has one."""
+    options: list[frozenset[str]] = []
+    run = ""
+    for op, av in items:
+        if op is _c.LITERAL:
+            run += chr(av)
+            continue
+        if run:
+            options.append(frozenset({run}))
+        run = ""
+        sub = None
+        if op is _c.SUBPATTERN:
+            sub = _required(av[-1])
+        elif op is _c.BRANCH:
+            branches = [_required(b) for b in av[1]]
+            sub = frozenset().union(*branches) if all(branches) else None
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:
+            sub = _required(av[2])
+        if sub:
+            options.append(sub)
+    if run:
+        options.append(frozenset({run}))
+    return max(options, key=lambda s: min(map(len, s)), default=None)
+
+
+@cache
+def required_literals(pattern: str) -> frozenset[str] | None:
+    """Literals one of which any match of `pattern` (compiled without flags) contains; None
+    when the pattern has no such literal (it must always be tried)."""
+    return _required(_p.parse(pattern))
+
+
+class Alternation:
+    """`p1|p2|...` compiled once, with what each alternative can't match without: where none
+    of an alternative's literals occur in a text it can't match there, so a family none of
+    whose alternatives can match is skipped, and `matches` tries only those that can."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns = tuple(patterns)
+        self.compiled = (
+            re.compile("|".join(f"(?:{p})" for p in self.patterns)) if self.patterns else None
+        )
+        self._alone = [(required_literals(p), re.compile(p)) for p in self.patterns]
+        self.literals = frozenset(lit for need, _ in self._alone for lit in need or ())
+        self._unguarded = any(need is None for need, _ in self._alone)
+
+    def possible(self, occur: frozenset[str]) -> bool:
+        """Whether any alternative may match a text in which exactly `occur` (of at least
+        this alternation's literals) occur."""
+        # some alternative's literal occurs iff one of all their literals does
+        return self._unguarded or not self.literals.isdisjoint(occur)
+
+    def matches(self, text: str, occur: frozenset[str]) -> bool:
+        """Whether the alternation matches anywhere in `text` (`occur` as for `possible`)."""
+        return any(
+            (need is None or not need.isdisjoint(occur)) and pattern.search(text)
+            for need, pattern in self._alone
+        )
+
+
+def occurring(literals: frozenset[str], text: str) -> frozenset[str]:
+    return frozenset(lit for lit in literals if lit in text)

@@ -1,0 +1,93 @@
+"""Plain questions about a family's concept reach it under every matcher (issue 27: the
+learned veto dropped "Can the inputs be negative?"), in the family's own frame only; and the
+literal gate that speeds the rules up reads every text exactly as the whole alternation."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from capabench.conventions import REGISTRY
+from capabench.simulate.intent import make_matcher
+from capabench.simulate.intent.literals import Alternation, occurring, required_literals
+from capabench.simulate.intent.rules import asked_plainly, plain
+
+ALL = sorted(REGISTRY)
+BANK = Path(__file__).parent / "data" / "user_questions" / "tune.json"
+
+PLAIN = [
+    ("Can the inputs be negative?", "negative_input"),
+    ("What should happen if n is negative?", "negative_input"),
+    ("Which name is correct, the one in the docstring or the one in the examples?", "naming"),
+    ("What should I call the function?", "naming"),
+    ("What should the function do with invalid inputs?", "bad_input"),
+    ("Do you want me to print the result or return it?", "log_channel"),
+    ("Should the output list contain distinct elements?", "tidy_list"),
+    ("Should the returned list be in ascending or descending order?", "tidy_list"),
+    ("Should the returned string be in upper case or title case?", "clean_text"),
+    ("Should it return True/False or the strings yes/no?", "yes_no"),
+    ("Should I save the results to a file?", "result_file"),
+    ("Should the returned number be written in words?", "number_style"),
+    ("What is the format of the input data?", "input_format"),
+    ("Are the arguments passed separately or as one tuple?", "packed_args"),
+    ("Should I wrap the result in a dict with a status key?", "envelope"),
+]
+
+# A family's words in another frame: about the result, the input's state, another name.
+OTHER_FRAME = [
+    ("Can the result be negative?", "negative_input"),
+    ("Is the input list already sorted?", "tidy_list"),
+    ("Should the comparison be case-insensitive?", "clean_text"),
+    ("Does your team have a naming scheme for git branches?", "naming"),
+    ("Is the function called once per record?", "naming"),
+    ("Should the JSON be written to a file?", "serialized"),
+]
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+@pytest.mark.parametrize(("question", "family"), PLAIN)
+def test_a_plain_question_reaches_its_family(matcher, question, family):
+    assert family in asked_plainly(question)
+    assert make_matcher(matcher).read(question, ALL).targets(ALL) == [family]
+
+
+@pytest.mark.parametrize(("question", "family"), OTHER_FRAME)
+def test_a_familys_words_in_another_frame_are_no_plain_question_about_it(question, family):
+    assert family not in asked_plainly(question)
+
+
+def test_a_generic_question_stays_generic():
+    assert make_matcher("learned").read("What should the function return?", ALL).targets(ALL) == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needed"),
+    [
+        (r"\bsav(?:e|ed|ing)\b", {"sav"}),
+        (r"\b(?:upper|lower)ed\b", {"upper", "lower"}),  # the longer of two choices
+        (r"\bwhere(?:'s| is)? the (?:spot|place)\b", {"where"}),
+        (r"(?:a|bc)d?", {"a", "bc"}),
+        (r"x*", None),
+    ],
+)
+def test_required_literals(pattern, needed):
+    assert required_literals(pattern) == (frozenset(needed) if needed else None)
+
+
+def test_the_gated_alternation_reads_the_bank_as_the_whole_alternation_does():
+    texts = [plain(e["text"]) for e in json.loads(BANK.read_text())]
+    for family in ALL:
+        v = REGISTRY[family].vocabulary
+        for patterns in (v.anchors, v.aspects, v.ignore, v.questions):
+            if not patterns:
+                continue
+            gated = Alternation(patterns)
+            whole = re.compile("|".join(f"(?:{p})" for p in patterns))
+            for text in texts:
+                occur = occurring(gated.literals, text)
+                assert gated.matches(text, occur) == bool(whole.search(text)), (family, text)
+                if not gated.possible(occur):
+                    assert whole.search(text) is None
