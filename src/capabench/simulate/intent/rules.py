@@ -12,7 +12,7 @@ import builtins
 import keyword
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import cache
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
@@ -61,11 +61,20 @@ def _literals() -> frozenset[str]:
     return frozenset(lit for a in alternations for lit in a.literals)
 
 
-@lru_cache(maxsize=256)
+# The last texts whose literals were found, biggest first read: a read asks again of every
+# clause and sentence inside the message's text, whose literals are among the text's.
+_recent: tuple[tuple[str, frozenset[str]], ...] = ()
+
+
 def _occurring(text: str) -> frozenset[str]:
-    """Which of the vocabularies' literals occur in a text (a read asks this of the same few
-    texts for every family)."""
-    return occurring(_literals(), text)
+    """Which of the vocabularies' literals occur in a text."""
+    global _recent
+    for big, occur in _recent:  # a tuple, replaced whole: safe to read from any thread
+        if text in big:
+            return frozenset(lit for lit in occur if lit in text)
+    occur = occurring(_literals(), text)
+    _recent = ((text, occur), *_recent[:3])
+    return occur
 
 
 def _compiled(family: str, occur: frozenset[str]):
@@ -83,12 +92,16 @@ def _read_as(family: str, text: str) -> tuple[str, frozenset[str]]:
     stripped = ignore.sub(" ", text)
     if stripped == text:
         return text, occur
-    return stripped, occurring(_family_literals(family), stripped)
+    # A literal in the stripped text occurs in the original, or spans a space put in
+    ours, spaced = _family_literals(family)
+    return stripped, frozenset(lit for lit in (occur & ours) | spaced if lit in stripped)
 
 
 @cache
-def _family_literals(family: str) -> frozenset[str]:
-    return frozenset(lit for a in _vocabulary(family) for lit in a.literals)
+def _family_literals(family: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The family's literals, and those of them with a space."""
+    ours = frozenset(lit for a in _vocabulary(family) for lit in a.literals)
+    return ours, frozenset(lit for lit in ours if " " in lit)
 
 
 def score(family: str, text: str) -> tuple[int, float, list[str]]:
