@@ -377,6 +377,13 @@ def test_v2_a_question_answered_in_the_next_paragraph_is_not_an_ask():
     assert not d.asked and d.blocked.get("self_answered"), d
 
 
+def test_v2_an_offer_of_something_that_would_help_is_optional_after_finished_work():
+    text = FINISHED + "Would a short note in CHANGELOG.md help, or is this too minor?"
+    assert not classifier().classify(text, edited=True).asked
+    text = FINISHED + "Would a retry help, or should it fail fast?"
+    assert classifier().classify(text, edited=True).asked
+
+
 def test_v2_a_conditional_offer_after_finished_work_is_not_an_ask():
     text = FINISHED + "If you want, I can also add a `--json` flag to `status` for scripting."
     assert not classifier().classify(text, edited=True).asked
@@ -391,6 +398,8 @@ def test_v2_a_conditional_offer_after_finished_work_is_not_an_ask():
         "flushes before returning\n- Extracted the wait into `jobs/sync.py`",
         "Do we really need a restart to reload the certs? Not anymore. The server reloads "
         "them on SIGHUP; I tested it with a new cert.",
+        "What's the fix, in short? Close the handle in `finally`. The leak test now shows a "
+        "flat count.",
     ],
 )
 def test_v2_after_edits_a_question_the_agent_settles_with_its_own_change_is_not_an_ask(text):
@@ -406,6 +415,7 @@ def test_v2_after_edits_a_question_the_agent_settles_with_its_own_change_is_not_
         "Could the cache just be cleared on every deploy? Swapped the key to include the "
         "build hash, but the CDN still keys on the path alone.",
         "Could the cache just be cleared on every deploy? Swapped the key for now.",
+        "Could the index be built at night instead? The migration now needs a 5-minute lock.",
     ],
 )
 def test_v2_after_edits_a_report_that_leaves_the_question_open_still_asks(text):

@@ -76,6 +76,7 @@ class SpeechActClassifier:
     more_work: re.Pattern
     acted: re.Pattern
     reported_work: re.Pattern  # a unit reporting the agent's own change ("I changed ...")
+    changed_state: re.Pattern  # what the change made so ("the server now reloads ...")
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -115,6 +116,7 @@ class SpeechActClassifier:
                     "more_work",
                     "acted",
                     "reported_work",
+                    "changed_state",
                 )
             },
             any_act=one([p for v in acts.values() for p in v]),
@@ -196,10 +198,12 @@ class SpeechActClassifier:
             asked = would_ask
         else:
             # Finished: the text says so, or the agent reports its own change after its last
-            # question ("Should it be a flag or an env var? I made it both."): a question it
-            # went on to settle itself, not one it stopped for.
+            # question ("Should it be a flag or an env var? I made it both.", "... The server
+            # now reloads them."): a question it went on to settle itself, not one it stopped
+            # for.
             finished = gate.finished() or any(
-                self.reported_work.search(u.text) and not _CONTRAST.search(u.text)
+                (self.reported_work.search(u.text) or self.changed_state.search(u.text))
+                and not _CONTRAST.search(u.text)
                 for u in found[last_counted + 1 :]
             )
             asked = (
