@@ -201,13 +201,10 @@ class SpeechActClassifier:
             # question ("Should it be a flag or an env var? I made it both.", "... The server
             # now reloads them."): a question it went on to settle itself, not one it stopped
             # for.
-            finished = gate.finished() or any(
-                (self.reported_work.search(u.text) or self.changed_state.search(u.text))
-                and not _CONTRAST.search(u.text)
-                for u in found[last_counted + 1 :]
-            )
             asked = (
-                bool(categories & (_FIRM | {"requirement"})) or gate.unfinished() or not finished
+                bool(categories & (_FIRM | {"requirement"}))
+                or gate.unfinished()
+                or not (gate.finished() or self._settled(found[last_counted + 1 :]))
             )
         return Detection(
             asked=asked,
@@ -217,6 +214,15 @@ class SpeechActClassifier:
             questions=counted,
             blocked=blocked,
             questions_with_edits=would_ask and edited and not asked,
+        )
+
+    def _settled(self, rest: list[Unit]) -> bool:
+        """Whether the units after an edited turn's last asking unit report the agent's own
+        change, without turning to a doubt ("I made it both", "The server now reloads them")."""
+        return any(
+            (self.reported_work.search(u.text) or self.changed_state.search(u.text))
+            and not _CONTRAST.search(u.text)
+            for u in rest
         )
 
     def _requirement(self, unit: Unit, after: list[Unit]) -> bool:
