@@ -377,9 +377,92 @@ def test_v2_a_question_answered_in_the_next_paragraph_is_not_an_ask():
     assert not d.asked and d.blocked.get("self_answered"), d
 
 
+def test_v2_an_offer_of_something_that_would_help_is_optional_after_finished_work():
+    text = FINISHED + "Would a short note in CHANGELOG.md help, or is this too minor?"
+    assert not classifier().classify(text, edited=True).asked
+    text = FINISHED + "Would a retry help, or should it fail fast?"
+    assert classifier().classify(text, edited=True).asked
+
+
 def test_v2_a_conditional_offer_after_finished_work_is_not_an_ask():
     text = FINISHED + "If you want, I can also add a `--json` flag to `status` for scripting."
     assert not classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Could the cache just be cleared on every deploy? That throws warm entries away. "
+        "Swapped the key to include the build hash, so stale entries stop matching.",
+        "## Fix\n\nSound familiar? Same race as the upload test.\n\n- `jobs/queue.py` now "
+        "flushes before returning\n- Extracted the wait into `jobs/sync.py`",
+        "Do we really need a restart to reload the certs? Not anymore. The server reloads "
+        "them on SIGHUP; I tested it with a new cert.",
+        "What's the fix, in short? Close the handle in `finally`. The leak test now shows a "
+        "flat count.",
+    ],
+)
+def test_v2_after_edits_a_question_the_agent_settles_with_its_own_change_is_not_an_ask(text):
+    """The turn goes on past the question to report the change that answers it."""
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.questions_with_edits, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the report turns to a doubt, or says the work waits
+        "Could the cache just be cleared on every deploy? Swapped the key to include the "
+        "build hash, but the CDN still keys on the path alone.",
+        "Could the cache just be cleared on every deploy? Swapped the key for now.",
+        "Could the index be built at night instead? The migration now needs a 5-minute lock.",
+    ],
+)
+def test_v2_after_edits_a_report_that_leaves_the_question_open_still_asks(text):
+    assert classifier().classify(text, edited=True).asked
+
+
+def test_v2_a_report_of_the_agents_own_work_requests_nothing():
+    """Request words inside a one-clause report ("to pick", "to say yes") ask nothing; a
+    request in a clause of its own does."""
+    clf = classifier()
+    for report in (
+        "I changed the scheduler to pick a free worker. p99 went from 900 ms to 240 ms.",
+        'Updated the FAQ entry "Can I run two workers?" to say yes since 2.3.',
+    ):
+        assert not clf.classify(report, edited=True).asked, report
+        assert not clf.classify(report).asked, report
+    assert clf.classify("I've drafted the migration; say yes and I'll run it.", edited=True).asked
+
+
+def test_v2_a_need_posed_as_a_question_and_answered_is_not_an_ask():
+    text = "Need a migration? Yes, added `0042_add_index.py`; it's instant on Postgres."
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.blocked.get("self_answered"), d
+    assert classifier().classify("Need a migration?", edited=True).asked
+
+
+def test_v2_a_comprehension_tag_after_an_explanation_is_not_an_ask():
+    text = "Same locks, one consistent order, no cycle - makes sense? The stress test ran clean."
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.blocked.get("comprehension_check"), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done:\n- `api/users.py`: email lower-cased on save\n\nOpen:\n- old rows are mixed "
+        "case. Backfill them, or lower-case at lookup time? Both are cheap.",
+        "Fixed the crash. The second half of the issue needs a decision:\n\n- (A) drop the "
+        "rows\n- (B) log them\n\nDone otherwise.",
+        "Fixed the crash, tests pass. Tell me which palette the dark mode should use and "
+        "I'll finish the styles.",
+        "Fixed the crash, tests pass. If you give me the bucket name, I can finish the deploy "
+        "script.",
+    ],
+)
+def test_v2_after_edits_an_open_item_or_a_request_to_finish_asks(text):
+    assert classifier().classify(text, edited=True).asked
 
 
 # -- reclassify, harvest, labels --------------------------------------------------------------

@@ -1,6 +1,6 @@
 """How the ask classifier v2 reads a final message: its prose (code blocks, inline code,
-blockquotes, quoted questions and printed prompts set aside) split into units, sentences
-and list items, surviving dotted words like "2.x?" and abbreviations."""
+blockquotes, table rows, quoted questions and printed prompts set aside) split into units,
+sentences and list items, surviving dotted words like "2.x?" and abbreviations."""
 
 from __future__ import annotations
 
@@ -50,8 +50,8 @@ class Unit:
 
 
 def prose(message: str) -> str:
-    """The message without code blocks, inline code, blockquotes, quoted questions and printed
-    prompts."""
+    """The message without code blocks, inline code, blockquotes, table rows, quoted questions
+    and printed prompts."""
     text = _FENCE.sub("\n\n", message)
     text = _INLINE.sub("CODE", text)
     text = _QUOTED.sub("QUOTE", text)
@@ -65,7 +65,9 @@ def prose(message: str) -> str:
         # An indented code block: four spaces after a blank line (or more code), not a list.
         indented = line.startswith(("    ", "\t")) and not _BULLET.match(line)
         code = indented and (code or not kept or not kept[-1].strip())
-        kept.append("" if code or line.lstrip().startswith(">") else line)
+        # A table row is data ("| empty input? | crash |"), not the agent speaking.
+        table = line.lstrip().startswith("|") and line.count("|") >= 2
+        kept.append("" if code or table or line.lstrip().startswith(">") else line)
     return "\n".join(kept)
 
 

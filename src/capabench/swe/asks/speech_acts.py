@@ -19,8 +19,10 @@ decision or go-ahead to continue the task:
 - a turn that changed files asks only when it is blocked on the user: it states a need, asks
   for a go-ahead, offers a choice or requests an answer, or it asks a question while saying
   the work is unfinished ("Done so far: ..., Pending: ... Should I ...?"). A question after
-  finished work (no sign the work is unfinished) is an optional one, not an ask; that the
-  text had one is kept (`questions_with_edits`) so the rule stays auditable.
+  finished work (no sign the work is unfinished) is an optional one, not an ask; so is one
+  the agent goes on to settle, reporting its own change after it ("Should it be a flag or an
+  env var? I made it both."). That the text had one is kept (`questions_with_edits`) so the
+  rule stays auditable.
 """
 
 from __future__ import annotations
@@ -30,20 +32,20 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from capabench.swe.asks.answers import RHETORICAL, answer, echoes
 from capabench.swe.asks.reading import Unit, is_question, prose, split_units
 from capabench.swe.asks.verdict import Detection
-
-# Questions about the code the agent then answers itself ("How can len(items) be 0? It...",
-# "Where was the time going? 90% in ..."): diagnostic, often in the past tense.
-_RHETORICAL = re.compile(
-    r"^(?:so |and |but )?(?:(?:where|what|which|who|when) (?:\w+ ){0,6}?(?:was|were|did|had)\b|(?:was|were|did|had) (?:it|this|that|the)\b|why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended))\b",
-    re.I,
-)
-
 
 # Acts that stop the work by themselves: no offer undoes them, and after edits they ask even
 # when the rest reads finished; a question, request or doubt after finished work is optional.
 _FIRM = frozenset({"need", "go_ahead", "choice", "held_open"})
+# Acts a one-clause report of the agent's own work can't perform ("Updated the FAQ entry to say
+# yes", "I changed the test to pick a free port"); a need it states still counts.
+_REPORTED_AWAY = frozenset({"request", "go_ahead", "choice"})
+_CLAUSE = re.compile(r"[;:—–]|\s-\s")
+# A report that goes on to a doubt ("I've implemented per file, but if it's per request ...")
+# leaves the question before it open.
+_CONTRAST = re.compile(r"\b(?:but|however|though|although|except|unless)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,8 @@ class SpeechActClassifier:
     requirement_questions: re.Pattern
     more_work: re.Pattern
     acted: re.Pattern
+    reported_work: re.Pattern  # a unit reporting the agent's own change ("I changed ...")
+    changed_state: re.Pattern  # what the change made so ("the server now reloads ...")
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -111,6 +115,8 @@ class SpeechActClassifier:
                     "requirement_questions",
                     "more_work",
                     "acted",
+                    "reported_work",
+                    "changed_state",
                 )
             },
             any_act=one([p for v in acts.values() for p in v]),
@@ -127,6 +133,7 @@ class SpeechActClassifier:
         counted: list[str] = []
         categories: set[str] = set()
         blocked: dict[str, int] = {}
+        last_counted = -1
         for i, unit in enumerate(found):
             acts = self._acts(unit)
             if not acts:
@@ -144,16 +151,18 @@ class SpeechActClassifier:
                 # after it makes the question optional.
                 blocker = "offer"
             elif acts & {"need", "go_ahead"}:
-                # An offer or pleasantry can't undo a need or a go-ahead in the same unit; after
-                # edits, a go-ahead question the agent answered and acted on is no ask ("Is it
-                # safe to drop the index? I checked: zero scans. Dropped it.").
-                question = "need" not in acts and is_question(unit.text)
-                answered = question and (
+                # An offer or pleasantry can't undo a need or a go-ahead in the same unit; but
+                # a question answered at once is no ask, need or not ("Need a migration? Yes,
+                # added ..."), and after edits neither is a go-ahead question the agent
+                # answered and acted on ("Is it safe to drop the index? I checked: zero scans.
+                # Dropped it.").
+                answered = is_question(unit.text) and (
                     # "- **Is it safe to upgrade?** Yes, no breaking changes": posed and answered
                     unit.posed
-                    or bool(after and self.strong_answers.search(_answer(after[0].text)))
+                    or bool(after and self.strong_answers.search(answer(after[0].text)))
                     or (
                         edited
+                        and "need" not in acts
                         and not gate.stuck()
                         and self._decided(unit, after, before, strict=True)
                     )
@@ -179,6 +188,7 @@ class SpeechActClassifier:
                 acts = acts | {"requirement"}
             categories |= acts
             counted.append(unit.text)
+            last_counted = i
         options = self._option_list(found)
         if options:
             categories.add("choice")
@@ -187,10 +197,14 @@ class SpeechActClassifier:
         if not edited or not would_ask:
             asked = would_ask
         else:
+            # Finished: the text says so, or the agent reports its own change after its last
+            # question ("Should it be a flag or an env var? I made it both.", "... The server
+            # now reloads them."): a question it went on to settle itself, not one it stopped
+            # for.
             asked = (
                 bool(categories & (_FIRM | {"requirement"}))
                 or gate.unfinished()
-                or not gate.finished()
+                or not (gate.finished() or self._settled(found[last_counted + 1 :]))
             )
         return Detection(
             asked=asked,
@@ -200,6 +214,15 @@ class SpeechActClassifier:
             questions=counted,
             blocked=blocked,
             questions_with_edits=would_ask and edited and not asked,
+        )
+
+    def _settled(self, rest: list[Unit]) -> bool:
+        """Whether the units after an edited turn's last asking unit report the agent's own
+        change, without turning to a doubt ("I made it both", "The server now reloads them")."""
+        return any(
+            (self.reported_work.search(u.text) or self.changed_state.search(u.text))
+            and not _CONTRAST.search(u.text)
+            for u in rest
         )
 
     def _requirement(self, unit: Unit, after: list[Unit]) -> bool:
@@ -260,7 +283,7 @@ class SpeechActClassifier:
         # An answer that opens with one of the question's alternatives ("Only in the
         # formatter — ...") settles it whatever the reasons after it say.
         question = unit.text + " " + (before.text if before else "")
-        if not self.open.search(first) and _echoes(first, question):
+        if not self.open.search(first) and echoes(first, question):
             return True
         if any(self.acted.search(u.text) for u in after):
             return True  # "I'd go with B, and that's what I did."
@@ -270,7 +293,7 @@ class SpeechActClassifier:
             return True
         if strict:  # a go-ahead the agent acted on: its decision, not an opener like "It's"
             return False
-        if self.answer_openers.search(_answer(first)):
+        if self.answer_openers.search(answer(first)):
             return True
         return bool(
             re.match(r"how (?:many|much|long|often)\b", unit.text, re.I)
@@ -289,6 +312,14 @@ class SpeechActClassifier:
         )
         if is_question(unit.text):
             acts.add("question")
+        elif (
+            acts & _REPORTED_AWAY
+            and self.reported_work.search(unit.text)
+            and not _CLAUSE.search(unit.text)
+        ):
+            # "I changed the test to pick a free port.": one clause reporting the agent's own
+            # work, not a request ("I've drafted it; say yes and I'll run it" still asks).
+            acts -= _REPORTED_AWAY
         return acts
 
     def _blocker(
@@ -308,7 +339,7 @@ class SpeechActClassifier:
         if unit.posed:
             return "self_answered"
         # Answered right after: a plain yes/no, or anything not held open by what follows.
-        if after and self.strong_answers.search(_answer(after[0].text)):
+        if after and self.strong_answers.search(answer(after[0].text)):
             return "self_answered"
         if any(
             self.strong_answers.search(u.text) or self.answer_endings.search(u.text) for u in after
@@ -319,7 +350,7 @@ class SpeechActClassifier:
         explained = bool(after) and not is_question(after[0].text)
         if (
             explained
-            and _RHETORICAL.search(unit.text)
+            and RHETORICAL.search(unit.text)
             and not self.addressed.search(unit.text)
             and not any(self.open.search(u.text) for u in after)  # "... I stopped there."
         ):
@@ -356,40 +387,3 @@ class _Gate:
         if self._has("unfinished_strong"):
             return False
         return True if edited else self._has("no_change")
-
-
-_ANSWER_MARK = re.compile(r"^(?:[→\->–—:=\s]+|(?:a|answer)\s*:\s*)+", re.I)
-
-
-def _answer(text: str) -> str:
-    """An answer without its lead-in ("→ Yes", "A: Yes, ...")."""
-    return _ANSWER_MARK.sub("", text)
-
-
-_WORD = re.compile(r"[a-z0-9][a-z0-9_+.-]*", re.I)
-_LEADING = re.compile(
-    r"^(?:(?:a|an|the|option|approach|choice|plan|go with|definitely|probably)\s+)+", re.I
-)
-
-
-def _echoes(answer: str, question: str) -> bool:
-    """Whether `answer` opens with one of the alternatives `question` offers ("Which default,
-    UTC or local time?" / "UTC: the rest of the API ..."): a word next to its "or", then a
-    break (colon, dash, comma, "since", "because") within four words."""
-    words = [w.lower() for w in _WORD.findall(question)]
-    near: set[str] = set()
-    for i, word in enumerate(words):
-        if word in ("or", "vs", "vs.", "versus"):
-            near.update(words[max(0, i - 4) : i] + words[i + 1 : i + 5])
-    near -= {"a", "an", "the", "it", "to", "of", "in", "on", "for", "is", "be", "we", "i", "or"}
-    if not near:
-        return False
-    head = _LEADING.sub("", answer.strip())
-    first = _WORD.match(head)
-    # "Memoize or precompute? Precomputing was simpler: ...": the same word, inflected.
-    word = first.group(0).lower().rstrip(".") if first else ""
-    if not word or not any(word == w or (len(w) > 4 and word.startswith(w[:5])) for w in near):
-        return False
-    return bool(
-        re.match(r"^(?:\S+\s+){0,3}?\S*?(?:[:,;—–]|\s-\s|\s(?:since|because|as)\b|\.$)", head)
-    )
