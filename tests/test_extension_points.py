@@ -236,3 +236,29 @@ def test_an_outside_family_is_part_of_the_default_benchmarks_cache_key(outside):
 
     alone = {**os.environ, "PYTHONPATH": str(SRC)}
     assert fingerprint(outside) != fingerprint(alone)
+
+
+def test_a_lookup_from_another_thread_waits_for_the_whole_discovery(tmp_path, monkeypatch):
+    """Builders look families up from worker threads: none may see half a registry."""
+    import threading
+
+    package = tmp_path / "capabench_slow_demo"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from capabench.registry import Registry\n"
+        "REG = Registry('slow member', package='capabench_slow_demo')\n"
+    )
+    for i in range(3):  # each module takes a while, then registers one member
+        (package / f"m{i}.py").write_text(
+            f"import time\nfrom capabench_slow_demo import REG\ntime.sleep(0.2)\nREG.add('m{i}', {i})\n"
+        )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from capabench_slow_demo import REG  # type: ignore[import-not-found]
+
+    seen: list[list[str]] = []
+    threads = [threading.Thread(target=lambda: seen.append(sorted(REG))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [["m0", "m1", "m2"]] * 4
