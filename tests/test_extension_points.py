@@ -262,3 +262,24 @@ def test_a_lookup_from_another_thread_waits_for_the_whole_discovery(tmp_path, mo
     for t in threads:
         t.join()
     assert seen == [["m0", "m1", "m2"]] * 4
+
+
+def test_a_family_the_learned_weights_dont_know_is_read_by_the_rules():
+    from capabench.conventions import REGISTRY
+    from capabench.simulate.intent.learned import LearnedMatcher, load_weights
+    from capabench.simulate.intent.rules import RulesMatcher
+
+    full = load_weights()
+    untrained = full.model_copy(
+        update={
+            name: {f: w for f, w in getattr(full, name).items() if f != "naming"}
+            for name in ("families", "words_only")
+        }
+    )
+    with pytest.warns(UserWarning, match="don't know naming: the rules matcher reads them"):
+        matcher = LearnedMatcher(untrained)
+    held = ["naming", "batch"]
+    for message in (REGISTRY["naming"].question, "Should I add type hints?"):
+        rules = RulesMatcher().read(message, held).targets(held)
+        assert matcher.read(message, held).targets(held) == rules
+    assert matcher.read(REGISTRY["naming"].question, held).targets(held) == ["naming"]
