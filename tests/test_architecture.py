@@ -72,8 +72,9 @@ def test_executors_know_nothing_of_what_they_play():
     """An executor plays any worker recipe (sessions, agent runs, grades): it imports no
     other part of capabench, so a new arm needs no change there."""
     modules = _modules()
-    # interrupt: the process-wide Ctrl-C request, below everything, which executors raise
-    foundation = {"capabench", "capabench.interrupt"}
+    # interrupt: the process-wide Ctrl-C request, below everything, which executors raise;
+    # registry: the one registry type, where executors register
+    foundation = {"capabench", "capabench.interrupt", "capabench.registry"}
     for m in (m for m in modules if m.startswith("capabench.executors")):
         outside = {
             t

@@ -58,11 +58,11 @@ class ScriptedRunner:
 
 
 @pytest.fixture
-def scripted_runner(monkeypatch):
+def scripted_runner():
     """ScriptedRunner registered for fake-* models, for this test only."""
-    monkeypatch.setattr(runner_registry, "REGISTRY", dict(runner_registry.REGISTRY))
-    register("fake-", turns=6, preflight_turns=3, takes=("structured",))(ScriptedRunner)
-    return ScriptedRunner
+    with runner_registry.REGISTRY.scoped():
+        register("fake-", turns=6, preflight_turns=3, takes=("structured",))(ScriptedRunner)
+        yield ScriptedRunner
 
 
 def test_a_registered_runner_plays_a_batch_through_the_cli(swe_bundled, scripted_runner, tmp_path):

@@ -198,12 +198,27 @@ def _module_file(root: Path, name: str) -> Path | None:
     return None
 
 
+def outside_families() -> list[Path]:
+    """The files of convention families an installed package registered (entry points): the
+    builder chooses from them too, so they are part of what a build depends on."""
+    import importlib
+
+    from capabench.conventions import REGISTRY
+
+    modules = {REGISTRY.origin(name) for name in REGISTRY}
+    outside = {m for m in modules if m and m != "capabench" and not m.startswith("capabench.")}
+    files = (getattr(importlib.import_module(m), "__file__", None) for m in sorted(outside))
+    return [Path(f).resolve() for f in files if f]
+
+
 def source_fingerprint(root: Path | None = None) -> str:
     """Changes whenever a file the build depends on changes: the default benchmark's cache key."""
     root = root or Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in build_sources(root):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    for path in outside_families():  # none unless a package adds one
+        digest.update(str(path).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -166,7 +166,7 @@ class Player:
     def _record(
         self, session, cond, epoch, start, context, transcript, assistant, status, error
     ) -> SessionRun:
-        completions = getattr(assistant, "completions", [])
+        completions = assistant.completions if assistant is not None else ()
         tokens_in = sum(c.input_tokens for c in completions)
         tokens_out = sum(c.output_tokens for c in completions)
         # An ask is needless when the evaluated user's own history already states the answer:

@@ -23,6 +23,8 @@ def _code(text: str) -> str:
 
 
 class ReferenceAssistant:
+    completions = ()  # no model
+
     def __init__(self, session: Session, strategy: str) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}")

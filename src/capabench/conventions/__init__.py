@@ -1,6 +1,5 @@
 """Executable conventions: families of mutually exclusive alternatives that decide the hidden tests."""
 
-from capabench.conventions import families as _families  # noqa: F401  (registers every family)
 from capabench.conventions.base import REGISTRY, Alternative, Family, Layer
 from capabench.conventions.compose import Composed, compose, hidden_calls, public_name
 from capabench.conventions.evidence import conventions_in, cued

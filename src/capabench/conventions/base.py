@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from capabench.conventions.shape import Call, Shape
 from capabench.records import Mechanism
+from capabench.registry import Registry
 
 
 class Layer(IntEnum):
@@ -169,16 +170,18 @@ def same_signature(layer_name: str, inner: Fn, body: str, imports: tuple[str, ..
     return Layered(code, fn, imports)
 
 
-REGISTRY: dict[str, Family] = {}
+# A family is one module of `conventions.families`, or of an installed package's
+# `capabench.families` entry point, whose class is decorated with `register`.
+REGISTRY: Registry[Family] = Registry(
+    "convention family", package="capabench.conventions.families", group="capabench.families"
+)
 
 
 def register(cls: type[Family]) -> type[Family]:
     family = cls()
-    if family.id in REGISTRY:
-        raise ValueError(f"two families are called {family.id!r}")
     if len(family.alternatives) < 2 or len({a.id for a in family.alternatives}) != len(
         family.alternatives
     ):
         raise ValueError(f"{family.id}: needs two or more distinct alternatives")
-    REGISTRY[family.id] = family
+    REGISTRY.add(family.id, family, origin=cls.__module__)
     return cls

@@ -1,10 +1,12 @@
 """Executors: where a run's jobs are played (`local`: threads or worker processes here;
-`ray`: a Ray cluster). The batch layers (capabench.runner, capabench.swe.batch) hand an
-executor a worker recipe and the pending jobs, and store what it streams back."""
+`ray`: a Ray cluster), each one module registering its factory (`base.register`). The batch
+layers (capabench.runner, capabench.swe.batch) hand an executor a worker recipe and the
+pending jobs, and store what it streams back."""
 
 from __future__ import annotations
 
 from capabench.executors.base import (
+    EXECUTORS,
     ClusterUnavailable,
     Executor,
     ExecutorError,
@@ -13,23 +15,16 @@ from capabench.executors.base import (
     WorkerSpec,
     WorkerStartError,
     bug_last,
+    register,
 )
-
-EXECUTORS = ("local", "ray")
 
 
 def make_executor(
     name: str = "local", *, processes: int = 1, address: str | None = None
 ) -> Executor:
-    if name == "local":
-        from capabench.executors.local import LocalExecutor
-
-        return LocalExecutor(processes)
-    if name == "ray":
-        from capabench.executors.ray_cluster import RayExecutor
-
-        return RayExecutor(address)
-    raise ValueError(f"unknown executor {name!r} (choose from {', '.join(EXECUTORS)})")
+    if name not in EXECUTORS:
+        raise ValueError(f"unknown executor {name!r} (choose from {', '.join(EXECUTORS)})")
+    return EXECUTORS[name](processes=processes, address=address)
 
 
 __all__ = [
@@ -43,4 +38,5 @@ __all__ = [
     "WorkerStartError",
     "bug_last",
     "make_executor",
+    "register",
 ]

@@ -4,9 +4,11 @@ executors never write results, so every executor resumes, deduplicates and commi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from capabench.registry import Registry
 
 
 class Worker(Protocol):
@@ -78,3 +80,17 @@ class Executor(Protocol):
         harness bug the executor starts nothing new, yields what was in flight, then the
         bug. On Ctrl-C it does the same and raises KeyboardInterrupt."""
         ...
+
+
+# (processes, address) -> the executor. An executor is one module of this package, or of an
+# installed package's `capabench.executors` entry point, whose factory calls `register(name)`.
+Factory = Callable[..., Executor]
+EXECUTORS: Registry[Factory] = Registry(
+    "executor", package="capabench.executors", group="capabench.executors"
+)
+
+
+def register(name: str):
+    """Register a factory taking the keywords `processes` (worker processes asked for) and
+    `address` (a cluster's, or None) and returning the executor."""
+    return EXECUTORS.register(name)

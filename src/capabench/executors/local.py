@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from capabench import interrupt
-from capabench.executors.base import Outcome, WorkerSpec, WorkerStartError
+from capabench.executors.base import Outcome, WorkerSpec, WorkerStartError, register
 
 
 def _drain(q) -> list:
@@ -204,3 +204,8 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
+
+
+@register("local")
+def _local(*, processes: int = 1, address: str | None = None) -> LocalExecutor:
+    return LocalExecutor(processes)

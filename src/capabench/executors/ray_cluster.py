@@ -15,7 +15,13 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from capabench.executors.base import ClusterUnavailable, Outcome, WorkerSpec, WorkerStartError
+from capabench.executors.base import (
+    ClusterUnavailable,
+    Outcome,
+    WorkerSpec,
+    WorkerStartError,
+    register,
+)
 
 START_TIMEOUT_S = 300.0  # a worker builds its model client and judge pool
 CHUNK_S = 0.1  # quick jobs travel in chunks of about this much work
@@ -283,3 +289,8 @@ class RayExecutor:
                 for ref in ready:
                     yield from (o for o in settle(ref) if o.result is not None)
             raise
+
+
+@register("ray")
+def _ray(*, processes: int = 1, address: str | None = None) -> RayExecutor:
+    return RayExecutor(address)

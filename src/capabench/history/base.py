@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from capabench.benchmark import Benchmark
 from capabench.history.memory_store import MemoryStore
 from capabench.records import Session
+from capabench.registry import Registry
 
 if TYPE_CHECKING:
     from capabench.models import ChatModel
@@ -62,17 +63,16 @@ class HistoryMethod(Protocol):
 
 
 Factory = Callable[[HistoryEnv], HistoryMethod]
-CONDITIONS: dict[str, Factory] = {}
+# A method is one module of this package, or of an installed package's `capabench.history`
+# entry point, registering with `register(name)` or `register_function(name)`.
+CONDITIONS: Registry[Factory] = Registry(
+    "history method", package="capabench.history", group="capabench.history"
+)
 
 
 def register(name: str):
     """Register a method factory: a class taking the env, with `context(session)`."""
-
-    def wrap(factory: Factory) -> Factory:
-        CONDITIONS[name] = factory
-        return factory
-
-    return wrap
+    return CONDITIONS.register(name)
 
 
 class _Stateless:
@@ -87,7 +87,7 @@ def register_function(name: str):
     """Register a stateless method written as `build(session, env) -> HistoryContext`."""
 
     def wrap(build: Callable[[Session, HistoryEnv], HistoryContext]):
-        CONDITIONS[name] = lambda env: _Stateless(build, env)
+        CONDITIONS.add(name, lambda env: _Stateless(build, env), origin=build.__module__)
         return build
 
     return wrap

@@ -1,9 +1,9 @@
 """Model clients behind one small protocol, chosen by a spec string: `openai/<model>`,
 `anthropic/<model>`, `local[/<path.gguf>]`, `scripted:FILE.json`, and the reference
-policies `baseline/...` (which the evaluation builds per session)."""
+policies `baseline/...` (which the evaluation builds per session). A provider is one module
+here (or an installed package's `capabench.providers` entry point) whose factory calls
+`register("prefix")`; the registry imports them on its first lookup."""
 
-from capabench.models import local as _local  # noqa: F401  (registers local)
-from capabench.models import remote as _remote  # noqa: F401  (registers openai/ and anthropic/)
 from capabench.models.base import (
     REGISTRY,
     ChatModel,
@@ -15,7 +15,7 @@ from capabench.models.base import (
 from capabench.models.errors import InfraError
 from capabench.models.factory import make_model
 from capabench.models.scripted import ScriptedModel
-from capabench.models.spec import is_local, is_policy, split_spec
+from capabench.models.spec import UnknownModel, is_local, is_policy, split_spec
 
 __all__ = [
     "REGISTRY",
@@ -25,6 +25,7 @@ __all__ = [
     "Message",
     "ModelOptions",
     "ScriptedModel",
+    "UnknownModel",
     "is_local",
     "is_policy",
     "make_model",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from capabench.models.base import Completion, Message
+from capabench.models.base import Completion, Message, ModelOptions, register
 from capabench.models.errors import sdk_errors
 
 
@@ -64,3 +64,17 @@ class AnthropicModel:
             output_tokens=getattr(usage, "output_tokens", 0) or 0,
             model=self.name,
         )
+
+
+@register("anthropic")
+def _anthropic(model: str, options: ModelOptions) -> AnthropicModel:
+    if not model:
+        raise ValueError("name the model: anthropic/<model>")
+    return AnthropicModel(
+        model,
+        base_url=options.base_url,
+        api_key=options.api_key,
+        timeout_s=options.timeout_s,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+    )

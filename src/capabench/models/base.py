@@ -8,6 +8,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from capabench.models.policy import RetryPolicy
+from capabench.registry import Registry
 
 
 class Message(BaseModel):
@@ -30,6 +31,9 @@ class Completion(BaseModel):
 
 class ChatModel(Protocol):
     name: str
+    # The remote endpoint it calls (a URL), None for a model in this process: where there is
+    # one, make_model puts the model behind the retry owner and the endpoint's concurrency limit.
+    endpoint: str | None
 
     def complete(
         self,
@@ -72,14 +76,14 @@ def _env_int(name: str) -> int | None:
 
 
 Factory = Callable[[str, ModelOptions], ChatModel]
-REGISTRY: dict[str, Factory] = {}
+# A provider is one module of this package, or of an installed package's `capabench.providers`
+# entry point, whose factory is decorated with `register("prefix")`.
+REGISTRY: Registry[Factory] = Registry(
+    "model provider", package="capabench.models", group="capabench.providers"
+)
 
 
 def register(prefix: str):
-    """Register a factory for specs `prefix`, `prefix:...` and `prefix/...`."""
-
-    def wrap(factory: Factory) -> Factory:
-        REGISTRY[prefix] = factory
-        return factory
-
-    return wrap
+    """Register a factory for specs `prefix`, `prefix:...` and `prefix/...`: it takes the
+    spec's rest (`gpt-4o` of `openai/gpt-4o`) and the options, and returns the model."""
+    return REGISTRY.register(prefix)

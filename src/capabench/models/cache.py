@@ -56,6 +56,7 @@ class CachedModel:
         self.name = inner.name
         self.cache = cache
         self.params = params or {}
+        self.endpoint = inner.endpoint
 
     def complete(
         self,

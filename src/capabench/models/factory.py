@@ -7,7 +7,7 @@ from __future__ import annotations
 from capabench.models.base import REGISTRY, ChatModel, ModelOptions
 from capabench.models.cache import CachedModel, ResponseCache
 from capabench.models.retry import RetryingModel
-from capabench.models.spec import POLICY, is_local, split_spec
+from capabench.models.spec import POLICY, UnknownModel, is_local, split_spec
 
 
 def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
@@ -16,15 +16,14 @@ def make_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
     prefix, rest = split_spec(spec)
     if prefix not in REGISTRY:
         known = ", ".join(sorted(REGISTRY)) or "none"
-        raise ValueError(
+        raise UnknownModel(
             f"unknown model {spec!r}: known kinds are {known}, and {POLICY}/<policy> for the reference "
             "policies (`capabench list` shows them all)"
         )
     model = REGISTRY[prefix](rest, options)
-    endpoint = getattr(model, "endpoint", None)
-    if endpoint is not None:
+    if model.endpoint is not None:
         model = RetryingModel(
-            model, options.retry, endpoint=endpoint, concurrency=options.concurrency
+            model, options.retry, endpoint=model.endpoint, concurrency=options.concurrency
         )
     if options.cache:
         params = {"temperature": options.temperature, "max_tokens": options.max_tokens}

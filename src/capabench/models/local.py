@@ -64,6 +64,8 @@ def embedded_gguf() -> Path:
 class LocalModel:
     """llama.cpp in this process. One call at a time: the context is not thread-safe."""
 
+    endpoint = None  # in this process: nothing to retry
+
     def __init__(
         self,
         path: Path,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from capabench.models.base import Completion, Message
+from capabench.models.base import Completion, Message, ModelOptions, register
 from capabench.models.errors import InfraError, sdk_errors
 
 
@@ -82,3 +82,17 @@ class OpenAIModel:
             output_tokens=usage.get("completion_tokens") or 0,
             model=self.name,
         )
+
+
+@register("openai")
+def _openai(model: str, options: ModelOptions) -> OpenAIModel:
+    if not model:
+        raise ValueError("name the model: openai/<model>")
+    return OpenAIModel(
+        model,
+        base_url=options.base_url,
+        api_key=options.api_key,
+        timeout_s=options.timeout_s,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+    )

@@ -26,6 +26,7 @@ class RetryingModel:
         self.policy = policy or RetryPolicy()
         self.slot = endpoint_slot(endpoint or inner.name, concurrency)
         self.retries = 0
+        self.endpoint = inner.endpoint
 
     def complete(
         self,

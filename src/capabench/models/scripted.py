@@ -10,6 +10,8 @@ from capabench.models.base import Completion, Message, register
 
 
 class ScriptedModel:
+    endpoint = None  # in this process: nothing to retry
+
     def __init__(
         self, replies: list[str] | Callable[[list[Message]], str], name: str = "scripted"
     ) -> None:

@@ -8,6 +8,10 @@ LOCAL = "local"  # llama.cpp in this process (`capabench.models.local`)
 POLICY = "baseline"  # a reference policy (`capabench.simulate.policies`): no model at all
 
 
+class UnknownModel(ValueError):
+    """A spec whose kind no provider registered (the message lists the known kinds)."""
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     """(kind, rest): `openai/gpt-4o` -> ("openai", "gpt-4o"), `local` -> ("local", "")."""
     cut = min((i for i in (spec.find(":"), spec.find("/")) if i >= 0), default=len(spec))

@@ -3,14 +3,21 @@ until a submission passes or the turn budget runs out."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from capabench.records import TURN_BUDGET, Session, Turn, UnansweredQuestion
 from capabench.simulate.user import SimulatedUser
 
+if TYPE_CHECKING:
+    from capabench.models import Completion
+
 
 class Assistant(Protocol):
+    # The model's replies so far, for their token counts (empty for a reference policy).
+    completions: Sequence[Completion]
+
     def reply(self, turns: list[Turn]) -> str:
         """The next assistant message, given the dialogue so far (it starts with the request)."""
         ...

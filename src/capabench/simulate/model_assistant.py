@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capabench.models import ChatModel, Message
+from capabench.models import ChatModel, Completion, Message
 from capabench.records import Turn
 from capabench.simulate.prompt import system_prompt
 
@@ -21,7 +21,7 @@ class ModelAssistant:
         self.model = model
         self.system = system if system is not None else system_prompt()  # no history given
         self.stop_after_code = stop_after_code
-        self.completions = []
+        self.completions: list[Completion] = []
 
     def reply(self, turns: list[Turn]) -> str:
         messages = [Message(role="system", content=self.system)]

@@ -32,6 +32,8 @@ def _asked_answers(turns: list[Turn]) -> dict[str, str]:
 
 
 class Oracle:
+    completions = ()  # no model
+
     def __init__(self, given: PolicyInput) -> None:
         self.given = given
 
@@ -41,6 +43,8 @@ class Oracle:
 
 class Asker:
     """Asks about every convention family there is, then submits what the answers say."""
+
+    completions = ()  # no model
 
     def __init__(self, given: PolicyInput) -> None:
         self.given = given
@@ -56,6 +60,8 @@ class Guesser:
     """Never asks: submits a random combination of alternatives, a new one after each failure.
     It is told which convention families the session has (not their alternatives), so its
     first-turn success is the chance rate of the alternatives."""
+
+    completions = ()  # no model
 
     def __init__(self, given: PolicyInput) -> None:
         rng = random.Random(f"guesser:{given.seed}:{given.session.id}")
@@ -75,6 +81,8 @@ class HistoryReader:
     """Learns conventions from the statements in the history it is given and submits at once;
     asks first only about cued families the history doesn't settle. After a failure it
     stops trusting the history: it asks about everything and goes by the answers."""
+
+    completions = ()  # no model
 
     def __init__(self, given: PolicyInput) -> None:
         self.given = given

@@ -1,7 +1,7 @@
 """Intent recognition, the simulated user's first step: which of the session's convention
 families an assistant message asks about. One protocol (`IntentMatcher.read`), matchers
-registered by name and imported on first use (`semantic` needs the embeddings extra, `llm`
-a user model):
+registered by name, one module each, imported on the registry's first lookup (`semantic`
+needs the embeddings extra when it reads, `llm` a user model):
 
   learned   the rules' reading, checked by small models trained on the question bank (default)
   rules     each family's concept vocabulary over the message's asking sentences
@@ -11,44 +11,16 @@ a user model):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from capabench.simulate.intent.base import Candidate, IntentMatcher, QuestionReading, Reading
+from capabench.simulate.intent.base import (
+    MATCHERS,
+    Candidate,
+    IntentMatcher,
+    QuestionReading,
+    Reading,
+)
 from capabench.simulate.intent.text import Question, questions, questions_of
 
 DEFAULT_MATCHER = "learned"
-
-
-def _rules(**_) -> IntentMatcher:
-    from capabench.simulate.intent.rules import RulesMatcher
-
-    return RulesMatcher()
-
-
-def _learned(**_) -> IntentMatcher:
-    from capabench.simulate.intent.learned import LearnedMatcher
-
-    return LearnedMatcher()
-
-
-def _semantic(**_) -> IntentMatcher:
-    from capabench.simulate.intent.semantic import SemanticMatcher
-
-    return SemanticMatcher()
-
-
-def _llm(*, model=None, **_) -> IntentMatcher:
-    from capabench.simulate.intent.llm import LLMMatcher
-
-    return LLMMatcher(model)
-
-
-MATCHERS: dict[str, Callable[..., IntentMatcher]] = {
-    "learned": _learned,
-    "rules": _rules,
-    "semantic": _semantic,
-    "llm": _llm,
-}
 
 
 def check_matcher(name: str, *, has_model: bool) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from capabench.registry import Registry
 
 
 class Candidate(BaseModel):
@@ -50,7 +52,21 @@ class Reading(BaseModel):
 
 class IntentMatcher(Protocol):
     name: str
+    # Its reading of a message doesn't depend on which families the session holds, so one
+    # reading over every family serves every session (the fidelity measure reads once).
+    session_independent: bool
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         """Which of `families` (the session's) the message's questions target."""
         ...
+
+
+# A matcher is one module of this package whose factory (keywords: `model`, the user model or
+# None) calls `register(name)`; the registry imports them on its first lookup.
+MATCHERS: Registry[Callable[..., IntentMatcher]] = Registry(
+    "intent matcher", package="capabench.simulate.intent", group="capabench.matchers"
+)
+
+
+def register(name: str):
+    return MATCHERS.register(name)

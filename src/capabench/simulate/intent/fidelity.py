@@ -116,7 +116,7 @@ def measure(
     for entry in bank:
         once = (
             set(matcher.read(entry.text, everything).targets(everything))
-            if getattr(matcher, "session_independent", False)
+            if matcher.session_independent
             else None
         )
         missed: Counter = Counter()

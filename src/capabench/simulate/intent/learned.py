@@ -39,6 +39,7 @@ import itertools
 import json
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -47,7 +48,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from capabench.conventions import REGISTRY
-from capabench.simulate.intent.base import Reading
+from capabench.simulate.intent.base import Reading, register
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.rules import RulesMatcher, other_frame, plain
 from capabench.simulate.intent.text import code_spans
@@ -243,6 +244,18 @@ class LearnedMatcher:
 
     def __init__(self, weights: LearnedWeights | None = None) -> None:
         self.weights = weights or load_weights()
+        # A family added since the weights were trained: its rules verdict stands, unchecked.
+        self.untrained = frozenset(
+            f
+            for f in REGISTRY
+            if f not in self.weights.families or f not in self.weights.words_only
+        )
+        if self.untrained:
+            warnings.warn(
+                f"the learned intent weights don't know {', '.join(sorted(self.untrained))}: "
+                "the rules matcher reads them (retrain with scripts/train_intent_model.py)",
+                stacklevel=2,
+            )
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         ev = evidence(message)
@@ -253,7 +266,11 @@ class LearnedMatcher:
         targeted = {f for f, (t, _, _) in ev.rules.items() if t}
         # What the words alone say is asked: keeps a rules target whatever the other models
         # say, and takes a family the rules missed in a mechanism they left free.
-        words = {f: probability(w.words_only[f], ev.ngrams, ev=ev) for f in REGISTRY}
+        words = {
+            f: probability(w.words_only[f], ev.ngrams, ev=ev)
+            for f in REGISTRY
+            if f not in self.untrained
+        }
         sure = {f for f, p in words.items() if p >= w.add_threshold}
         sure |= targeted & ev.quoted  # a question about the user's own words is about them
         sure |= targeted & {f for q in ev.reading.questions for f in q.plainly}
@@ -263,10 +280,11 @@ class LearnedMatcher:
         else:
             kept = {
                 f
-                for f in targeted
+                for f in targeted - self.untrained
                 if f in sure
                 or probability(w.families[f], ev.words(f), ev.rules[f], ev) >= w.threshold
             }
+        kept |= targeted & self.untrained
         taken = {REGISTRY[f].mechanism for f in kept}
         # the words may speak of the family's concept about something else (the case of the
         # input, the form of the output): the rules' frame holds for what the models add too
@@ -296,3 +314,8 @@ class LearnedMatcher:
             ),
             note=f"vetoed: {', '.join(sorted(vetoed & held))}" if vetoed & held else "",
         )
+
+
+@register("learned")
+def _make(**_) -> LearnedMatcher:
+    return LearnedMatcher()

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from capabench.conventions import REGISTRY
 from capabench.models import ChatModel, InfraError, Message
-from capabench.simulate.intent.base import QuestionReading, Reading
+from capabench.simulate.intent.base import QuestionReading, Reading, register
 from capabench.simulate.intent.rules import RulesMatcher
 from capabench.simulate.intent.text import prose, questions_of
 
@@ -83,3 +83,8 @@ def parse(answer: str, families: Sequence[str]) -> list[str] | None:
     if not set(chosen) <= set(families):
         return None
     return [f for f in families if f in chosen]
+
+
+@register("llm")
+def _make(*, model=None, **_) -> LLMMatcher:
+    return LLMMatcher(model)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from capabench.conventions import REGISTRY
-from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
+from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, occurring
 from capabench.simulate.intent.text import Question, questions_of, sentences
@@ -347,3 +347,8 @@ def _targets(found: list[Candidate], families, leaning: dict[str, float]) -> lis
         and rank[c.family] == best[REGISTRY[c.family].mechanism]
         and c.family in families
     ]
+
+
+@register("rules")
+def _make(**_) -> RulesMatcher:
+    return RulesMatcher()

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from capabench.conventions import REGISTRY
-from capabench.simulate.intent.base import Candidate, QuestionReading, Reading
+from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
 from capabench.simulate.intent.text import questions_of
 
 # Calibrated on tests/data/user_questions/tune.json (benchmarks/user_fidelity.py).
@@ -118,3 +118,8 @@ def _targets(found: list[Candidate], families) -> list[str]:
             if c.family in families:
                 targets.append(c.family)
     return targets
+
+
+@register("semantic")
+def _make(**_) -> SemanticMatcher:
+    return SemanticMatcher()

@@ -1,10 +1,8 @@
 """Agent runners, one file each, chosen by model prefix (`registry`); every runner keeps its
-session through one `SessionRecorder` (`session`). Importing this package registers the
-built-in ones: the built-in agent (the default), the Codex CLI and the Claude Agent SDK."""
+session through one `SessionRecorder` (`session`). The registry imports this package's
+modules on its first lookup: the built-in agent (the default), the Codex CLI and the Claude
+Agent SDK, and any other file here or in a `capabench.agents` entry point."""
 
-from capabench.swe.agents import builtin as _builtin  # noqa: F401  (registers the default)
-from capabench.swe.agents import claude as _claude  # noqa: F401  (registers claude-)
-from capabench.swe.agents import codex as _codex  # noqa: F401  (registers gpt- and codex-)
 from capabench.swe.agents.registry import (
     REGISTRY,
     Registration,

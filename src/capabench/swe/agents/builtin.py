@@ -8,7 +8,15 @@ import json
 import re
 import time
 
-from capabench.models import ChatModel, InfraError, Message, is_local, is_policy, make_model
+from capabench.models import (
+    ChatModel,
+    InfraError,
+    Message,
+    UnknownModel,
+    is_local,
+    is_policy,
+    make_model,
+)
 from capabench.swe.agents.registry import RunnerOptions, register
 from capabench.swe.agents.session import SessionRecorder
 from capabench.swe.agents.workspace import Workspace
@@ -91,10 +99,8 @@ class BuiltinAgent:
             )
         try:
             chat = make_model(model, options.model)
-        except ValueError as exc:
-            if "unknown model" not in str(exc):
-                raise
-            raise ValueError(
+        except UnknownModel:
+            raise UnknownModel(
                 f"unknown model {model!r} for the ask-or-guess arm: claude-<m> (Claude Agent SDK), gpt-<m> or "
                 "codex-<m> (Codex CLI), or the built-in agent on openai/<m> (with --base-url) or local"
             ) from None

@@ -1,4 +1,5 @@
-"""Agent runners by model prefix, as model providers are: a runner is one file whose class is
+"""Agent runners by model prefix, as model providers are: a runner is one module of this
+package (or of an installed package's `capabench.agents` entry point) whose class is
 registered for the model slugs it plays (`@register("gpt-", "codex-")`). The longest
 matching prefix wins; the built-in agent, registered under "", plays every other slug."""
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from capabench.models import ModelOptions
+from capabench.registry import Registry
 from capabench.swe.agents.session import AgentRunner
 from capabench.swe.asks.verdict import AskClassifier
 from capabench.swe.records import CLI_TURNS, Budget
@@ -41,7 +43,9 @@ class Registration:
     takes: tuple[str, ...]  # the RunnerOptions fields only it reads
 
 
-REGISTRY: dict[str, Registration] = {}
+REGISTRY: Registry[Registration] = Registry(
+    "agent runner prefix", package="capabench.swe.agents", group="capabench.agents"
+)
 
 
 def register(
@@ -56,7 +60,7 @@ def register(
     def wrap(cls):
         entry = Registration(cls.name, cls.from_options, turns, preflight_turns or turns, takes)
         for prefix in prefixes:
-            REGISTRY[prefix] = entry
+            REGISTRY.add(prefix, entry, origin=cls.__module__)
         return cls
 
     return wrap
