@@ -261,7 +261,9 @@ def batch(
         lambda p: store_run(store, p),
     )
     jobs = [(i.instance_id, c) for i, c in todo]
-    spec = BatchSpec(recipe, SweSessions(recipe, runner))
+    if not jobs:
+        return out
+    spec = BatchSpec(recipe, SweSessions(recipe, runner))  # its repositories, built here first
     for _, played in play_batch(
         executor or LocalExecutor(), spec, jobs, arm, store.done(model), in_flight=in_flight
     ):
