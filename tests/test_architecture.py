@@ -20,6 +20,7 @@ LAYERS = [
         "capabench._compat",
         "capabench.records",
         "capabench.paths",
+        "capabench.registry",  # issue 29 point 1's one Registry type (another branch)
         "capabench.interrupt",
     ),
     ("capabench.models",),
