@@ -1,6 +1,8 @@
-"""The shape of the house: no import circle (function-level imports included), nothing that
-plays, remembers or serves sessions imports how a benchmark is built, and no module too long
-to read (data aside)."""
+"""The shape of the house: the layers of README "Where things live" (a module imports only
+its own layer and those before it; function-level imports included, and so are imports under
+TYPE_CHECKING: a layer that needs a later one's type has the type in the wrong place), no
+import circle, nothing that plays, remembers or serves sessions imports how a benchmark is
+built, and no module too long to read (data aside)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,35 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 DATA_MODULES = {"capabench/swe/data/bundled_repos.py"}  # the bundled dataset's sources, as text
+
+# README "Where things live", lowest first: one row a layer, each entry a module or a package
+# (with everything under it). Imports within a row are free (the circle test still holds).
+LAYERS = [
+    (
+        "capabench",
+        "capabench._compat",
+        "capabench.records",
+        "capabench.paths",
+        "capabench.registry",  # issue 29 point 1's one Registry type (another branch)
+        "capabench.interrupt",
+    ),
+    ("capabench.models",),
+    ("capabench.conventions", "capabench.profiles"),
+    ("capabench.tasks", "capabench.judge"),
+    ("capabench.benchmark",),
+    ("capabench.history",),
+    ("capabench.simulate",),
+    ("capabench.build",),
+    ("capabench.executors", "capabench.batch"),
+    ("capabench.metrics",),
+    ("capabench.store", "capabench.player", "capabench.runner", "capabench.blank_control"),
+    ("capabench.report",),
+    ("capabench.studies",),
+    ("capabench.swe",),
+    ("capabench.annotate",),
+    ("capabench.testing",),
+    ("capabench.cli",),
+]
 
 
 def _modules() -> dict[str, Path]:
@@ -30,6 +61,36 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
     return {n for n in names if n in modules}
+
+
+def _layer(module: str) -> int | None:
+    """The row of LAYERS a module is on (its longest entry wins: capabench.records before
+    capabench), or None when the map leaves it out."""
+    best = None
+    for row, entries in enumerate(LAYERS):
+        for entry in entries:
+            if (module == entry or module.startswith(entry + ".")) and (
+                best is None or len(entry) > len(best[1])
+            ):
+                best = (row, entry)
+    if best is None or (best[1] == "capabench" and module != "capabench"):
+        return None
+    return best[0]
+
+
+def test_every_module_is_on_the_map():
+    missing = sorted(m for m in _modules() if _layer(m) is None)
+    assert not missing, f"not on LAYERS (and README 'Where things live'): {missing}"
+
+
+def test_imports_follow_the_layers():
+    """A module imports only from its own layer or one before it."""
+    modules = _modules()
+    against = {
+        m: sorted(t for t in _imports(p, modules) if (_layer(t) or 0) > (_layer(m) or 0))
+        for m, p in modules.items()
+    }
+    assert not {m: t for m, t in against.items() if t}, {m: t for m, t in against.items() if t}
 
 
 def test_no_import_circle():

@@ -297,7 +297,7 @@ def test_a_harness_bug_stops_the_run_keeping_what_finished(built, pool, tmp_path
         pool=pool,
     )
     played, play = [], runner.player.play
-    bad = runner.jobs()[5][0].id
+    bad = runner.jobs()[5][0]  # (session id, condition, epoch)
 
     def buggy(session, cond, epoch):
         played.append(session.id)

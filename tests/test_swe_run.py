@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from capabench.models import InfraError
 from capabench.models.scripted import ScriptedModel
 from capabench.swe.agents import MAX_ASKS, NEUTRAL_REPLY
 from capabench.swe.agents.builtin import BuiltinAgent
@@ -115,15 +116,71 @@ def test_batches_resume_by_instance_condition_and_model(instances, tmp_path):
     assert json.loads(store.path("runs", first.run_id).read_text())["run_id"] == first.run_id
 
 
-def test_a_broken_agent_is_recorded_and_retried(instances, tmp_path):
+def test_a_harness_bug_raises_once_what_finished_is_stored(instances, tmp_path):
+    """As in the CAPA runner: a runner that raises is a bug, not a session's error."""
+    store = SweStore(tmp_path / "swe")
+    fix = _fixer(asks=0)
+
+    def buggy(messages):
+        if instances[1].original_issue in messages[1].content:
+            raise RuntimeError("harness bug")
+        return fix(messages)
+
+    with pytest.raises(RuntimeError, match="harness bug"):
+        batch(instances[:2], ["full"], "scripted", BuiltinAgent(ScriptedModel(buggy)), store)
+    assert [s.instance_id for s in store.summaries()] == [instances[0].instance_id]
+    left = pending(instances[:2], ["full"], "scripted", store)
+    assert [i.instance_id for i, _ in left] == [instances[1].instance_id]
+
+
+def test_an_endpoint_past_its_retries_is_recorded_and_retried(instances, tmp_path):
     store = SweStore(tmp_path / "swe")
 
-    def boom(messages):
-        raise RuntimeError("harness bug")
+    def down(messages):
+        raise InfraError("endpoint down")
 
-    (run,) = batch(instances[:1], ["full"], "scripted", BuiltinAgent(ScriptedModel(boom)), store)
-    assert run.stop_reason == "error" and "harness bug" in run.error and run.retryable
+    (run,) = batch(instances[:1], ["full"], "scripted", BuiltinAgent(ScriptedModel(down)), store)
+    assert run.stop_reason == "error" and "endpoint down" in run.error and run.retryable
     assert pending(instances[:1], ["full"], "scripted", store)  # picked up again next time
+
+
+def test_a_run_summary_stored_flat_before_the_shared_facts_still_loads(instances, tmp_path):
+    """RunSummary is SessionFacts plus which session it was: its JSON stays flat, so the
+    run stores written before still load (and a new summary has the same fields)."""
+    store = SweStore(tmp_path / "swe")
+    (run,) = batch(
+        instances[:1], ["full"], "scripted", BuiltinAgent(ScriptedModel(_fixer(0))), store
+    )
+    old = {  # a summary as the store wrote it before, every field at the top
+        "run_id": "r0",
+        "instance_id": run.instance_id,
+        "condition": "full",
+        "model": "scripted",
+        "runner": "builtin",
+        "runner_version": "",
+        "repo": run.repo,
+        "base_commit": run.base_commit,
+        "prompt_sha256": run.prompt_sha256,
+        "started": run.started,
+        "duration_s": 1.0,
+        "stop_reason": "completed",
+        "asked": False,
+        "asks": [],
+        "turns": 2,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "tools": ["bash"],
+        "error": "",
+        "patch_bytes": 10,
+        "reply": "",
+        "capabench_version": "0",
+        "setup": None,
+        "warnings": [],
+    }
+    assert set(json.loads(run.model_dump_json())) == set(old)
+    store.write_once(store.path("runs", "r0"), json.dumps(old))
+    loaded = {s.run_id: s for s in store.summaries()}["r0"]
+    assert loaded.turns == 2 and loaded.tools == ["bash"] and not loaded.retryable
 
 
 @pytest.mark.skipif(

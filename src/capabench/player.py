@@ -15,6 +15,7 @@ from capabench.history import HistoryContext, HistoryEnv, condition
 from capabench.history.memory_store import MemoryStore
 from capabench.judge.sandbox import SandboxPool
 from capabench.judge.spy import spy_tasks
+from capabench.metrics.moves import first_move, needless_asks
 from capabench.models import ChatModel, InfraError, ModelOptions, is_local, is_policy, make_model
 from capabench.models.pricing import cost, load_prices
 from capabench.records import TURN_BUDGET, Session, SessionRun, Turn
@@ -23,6 +24,7 @@ from capabench.simulate.intent import DEFAULT_MATCHER, make_matcher
 from capabench.simulate.loop import SessionResult
 from capabench.simulate.policies import PolicyInput, policy
 from capabench.simulate.prompt import system_prompt
+from capabench.store.manifest import RunManifest
 
 
 @dataclass
@@ -77,7 +79,7 @@ def infra_result(session: Session, cond: str, epoch: int, model: str, error: str
 def identity(session: Session, cond: str, epoch: int, model: str) -> dict:
     """The fields that say which job a result is of."""
     return {
-        "key": f"{session.id}|{cond}|{epoch}",
+        "key": RunManifest.result_key(session.id, cond, epoch),
         "session_id": session.id,
         "split": session.split,
         "condition": cond,
@@ -169,23 +171,8 @@ class Player:
         completions = assistant.completions if assistant is not None else ()
         tokens_in = sum(c.input_tokens for c in completions)
         tokens_out = sum(c.output_tokens for c in completions)
-        # An ask is needless when the evaluated user's own history already states the answer:
-        # their own sessions' answers, or a method's text built from them. Other users'
-        # sessions (the shuffled control) never make an ask needless.
-        own = [h for h in context.sessions if h.user_id == session.user_id]
-        said = "\n".join(t.text for h in own for t in h.trace if t.role == "user")
-        if len(own) == len(context.sessions):
-            said += "\n" + context.text
-        shown = {slot.family for slot in session.slots if slot.statement in said}
         mine = [t for t in transcript.turns if t.role == "assistant"]
         asks = transcript.asked  # what the simulated user read as asking, turn by turn
-        first = "neither"
-        if mine:
-            first = {(True, True): "both", (True, False): "ask", (False, True): "submit"}.get(
-                (asks[0], mine[0].verdict is not None), "neither"
-            )
-        user_turns = [t for t in transcript.turns[1:] if t.role == "user"]
-        needless = sum(1 for t in user_turns if set(t.revealed) & shown)
         return SessionRun(
             **identity(session, cond, epoch, self.config.model),
             status=status,
@@ -194,8 +181,8 @@ class Player:
             turns=tuple(transcript.turns),
             asks=sum(asks),
             submissions=sum(t.verdict is not None for t in mine),
-            needless_asks=needless,
-            first_move=first,
+            needless_asks=needless_asks(session, transcript.turns, context.sessions, context.text),
+            first_move=first_move(transcript.turns, asks),
             user_questions=transcript.user_questions,
             truncated_replies=sum(c.truncated for c in completions),
             unanswered=tuple(transcript.unanswered),

@@ -11,15 +11,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import capabench
+from capabench.batch import Arm, BatchSpec, pending, play_batch
 from capabench.benchmark import Benchmark
-from capabench.executors import bug_last, make_executor
+from capabench.executors import make_executor
 from capabench.history import condition
 from capabench.judge.sandbox import SandboxPool, bwrap_available, default_pool
 from capabench.models import is_local
 from capabench.player import Player, RunConfig, infra_result, select_sessions
-from capabench.records import Session, SessionRun
+from capabench.records import SessionRun
 from capabench.simulate.intent import check_matcher
 from capabench.store import RunStore
+from capabench.store.manifest import RunManifest
 
 
 class Runner:
@@ -55,84 +57,87 @@ class Runner:
         self.player = Player(config, bench, pool or default_pool()) if here else None
         self.nodes: Counter[str] = Counter()  # results per Ray node ("" locally)
 
-    def manifest(self) -> dict:
+    def manifest(self) -> RunManifest:
         c = self.config
         isolation = (
             self.player.pool.isolation
             if self.player
             else ("bwrap" if bwrap_available()[0] else "process")
         )
-        return {
-            "model": c.model,
-            "conditions": c.conditions,
-            "epochs": c.epochs,
-            "limit": c.limit,
-            "seed": c.seed,
-            "decoding": "a reply ends with its first code block"
-            if is_local(c.model)
-            else "free text",
-            "user_model": c.user_model,
-            "user_matcher": c.user_matcher,
-            "budget": c.budget,
-            "benchmark_hash": self.bench.manifest.content_hash,
-            "benchmark_seed": self.bench.manifest.seed,
-            "capabench_version": capabench.__version__,
-            "python": platform.python_version(),
-            "judge_isolation": isolation,
-            "base_url": c.options.base_url,
-            "prices": c.prices,
-            "top_k": c.top_k,
-            "temperature": c.options.temperature,
-            "max_tokens": c.options.max_tokens,
-            "context": c.options.context,
-        }
+        return RunManifest(
+            model=c.model,
+            conditions=c.conditions,
+            epochs=c.epochs,
+            limit=c.limit,
+            seed=c.seed,
+            decoding="a reply ends with its first code block" if is_local(c.model) else "free text",
+            user_model=c.user_model,
+            user_matcher=c.user_matcher,
+            budget=c.budget,
+            benchmark_hash=self.bench.manifest.content_hash,
+            benchmark_seed=self.bench.manifest.seed,
+            capabench_version=capabench.__version__,
+            python=platform.python_version(),
+            judge_isolation=isolation,
+            base_url=c.options.base_url,
+            prices=c.prices,
+            top_k=c.top_k,
+            temperature=c.options.temperature,
+            max_tokens=c.options.max_tokens,
+            context=c.options.context,
+        )
 
-    def jobs(self, done: set[str] | None = None) -> list[tuple[Session, str, int]]:
+    def jobs(self, done: set[str] | None = None) -> list[tuple[str, str, int]]:
+        """The pending jobs (session id, condition, epoch), in the order they are played."""
         sessions = select_sessions(self.bench, self.config.limit, self.config.split)
-        done = self.store.done() if done is None else done
-        return [
-            (s, cond, epoch)
+        every = [
+            (s.id, cond, epoch)
             for epoch in range(self.config.epochs)
             for cond in self.config.conditions
             for s in sessions
-            if f"{s.id}|{cond}|{epoch}" not in done
         ]
+        return pending(every, _job_key, self.store.done() if done is None else done)
 
     def run(self, progress: Callable[[SessionRun], None] | None = None) -> list[SessionRun]:
         """Play every pending job; returns all results of the run directory, old and new."""
         manifest = self.manifest()
         self.store.open(manifest)
         results = {r.key: r for r in self.store.results()}
-        jobs = self.jobs(self.store.done(results.values()))
+        done = self.store.done(results.values())
         sessions = {s.id: s for s in self.bench.sessions}
         c = self.config
+
+        def lost(job: tuple[str, str, int], why: str) -> SessionRun:
+            sid, cond, epoch = job  # a worker or node kept dying under it: played on resume
+            return infra_result(sessions[sid], cond, epoch, c.model, why)
+
+        def store(result: SessionRun) -> None:
+            self.store.append(result)
+            results[result.key] = result
+
+        arm = Arm(lambda r: r.key, lambda r: r.status == "completed", lost, store)
         executor = make_executor(c.executor, processes=c.processes, address=c.ray_address)
-        spec = SessionSpec(c, self.bench, manifest["judge_isolation"], self.player)
+        recipe = SessionRecipe(c, self.bench, manifest.judge_isolation)
+        here = SessionPlayer(self.player, self.bench) if self.player else None
         try:
-            stream = executor.map(
-                spec,
-                [(s.id, cond, epoch) for s, cond, epoch in jobs],
+            for outcome, result in play_batch(
+                executor,
+                BatchSpec(recipe, here),
+                self.jobs(done),
+                arm,
+                done,
                 in_flight=sessions_in_flight(c.concurrency, c.model),
-            )
-            for outcome in bug_last(stream, "a session"):
+            ):
                 self.nodes[outcome.node] += outcome.result is not None
-                result = outcome.result
-                if outcome.lost:  # a worker or node kept dying under it: tried again on resume
-                    sid, cond, epoch = outcome.job
-                    result = infra_result(sessions[sid], cond, epoch, c.model, outcome.lost)
-                self._store(result, results, progress)
+                if progress:
+                    progress(result)
         finally:
             self.store.close()
         return list(results.values())
 
-    def _store(self, result: SessionRun, results: dict[str, SessionRun], progress) -> None:
-        old = results.get(result.key)
-        if old is not None and old.status == "completed":
-            return  # a result that came back twice (a retried job) is stored once
-        self.store.append(result)
-        results[result.key] = result
-        if progress:
-            progress(result)
+
+def _job_key(job: tuple[str, str, int]) -> str:
+    return RunManifest.result_key(*job)
 
 
 def sessions_in_flight(calls: int, model: str = "") -> int:
@@ -148,21 +153,15 @@ def sessions_in_flight(calls: int, model: str = "") -> int:
 
 
 @dataclass
-class SessionSpec:
-    """The recipe for a session worker (a Player with its own judge pool), built once per
-    worker process or Ray actor; in this process, the runner's own Player."""
+class SessionRecipe:
+    """How a worker elsewhere (a process, a Ray actor) builds its Player: with its own judge
+    pool and its share of the concurrency."""
 
     config: RunConfig
     bench: Benchmark
     isolation: str  # the driver's judge isolation: a worker elsewhere must offer the same
-    player: Player | None = None
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "player": None}  # a worker elsewhere builds its own
-
-    def build(self, threads: int, cpus: float) -> SessionWorker:
-        if self.player is not None:
-            return SessionWorker(self.player, self.bench, own_pool=False)
+    def build(self, threads: int, cpus: float) -> SessionPlayer:
         judges = max(2, math.ceil(cpus) + 1)  # its share of the host's cores, + 1
         calls = self.config.concurrency
         config = replace(
@@ -180,19 +179,19 @@ class SessionSpec:
                 f"this host has no working bubblewrap ({bwrap_available()[1]}); the driver "
                 "judges inside it, and every worker must too (apt install bubblewrap)"
             )
-        return SessionWorker(Player(config, self.bench, SandboxPool(judges)), self.bench)
+        return SessionPlayer(Player(config, self.bench, SandboxPool(judges)), self.bench)
 
 
-class SessionWorker:
-    def __init__(self, player: Player, bench: Benchmark, *, own_pool: bool = True) -> None:
+class SessionPlayer:
+    """A Player that plays jobs by id (what travels is ids, not sessions)."""
+
+    def __init__(self, player: Player, bench: Benchmark) -> None:
         self.player = player
         self.sessions = {s.id: s for s in bench.sessions}
-        self.own_pool = own_pool
 
     def play(self, job: tuple[str, str, int]) -> SessionRun:
         session_id, cond, epoch = job
         return self.player.play(self.sessions[session_id], cond, epoch)
 
     def close(self) -> None:
-        if self.own_pool:
-            self.player.pool.close()
+        self.player.pool.close()

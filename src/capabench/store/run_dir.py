@@ -14,24 +14,9 @@ from pydantic import BaseModel
 
 from capabench.paths import file_in_the_way
 from capabench.records import SessionRun
+from capabench.store.manifest import RunManifest
 
-# Settings that change a result: a resumed run must match them (the flag that sets each).
-_IDENTITY = {
-    "model": "--model",
-    "benchmark_hash": "--benchmark/--seed",
-    "seed": "--seed",
-    "user_model": "--user-model",
-    "user_matcher": "--user-matcher",
-    "budget": "the turn budget",
-    "temperature": "--temperature",
-    "max_tokens": "--max-tokens",
-    "top_k": "--top-k",
-    "context": "--context",
-    "base_url": "--base-url",
-}
 _OURS = {"blank-control", "results.jsonl"}  # what a run directory may hold before its manifest
-# Settings a resumed run may grow: more conditions, sessions (--limit picks a prefix) or epochs.
-_GROWS = ("conditions", "limit", "epochs")
 
 
 class RunDirError(ValueError):
@@ -72,9 +57,12 @@ class RunStore:
             )
         return data
 
-    def check(self, manifest: dict) -> dict:
+    def check(self, manifest: RunManifest | dict) -> dict:
         """The manifest a resumed run will have; refuses a setting that changes a result
-        (naming it and its flag). Nothing is written."""
+        (naming it and its flag). Nothing is written. A resumed run's conditions, sessions
+        (--limit picks a prefix) and epochs may grow."""
+        if isinstance(manifest, RunManifest):
+            manifest = manifest.model_dump(mode="json")
         if (blocking := file_in_the_way(self.path)) is not None:
             raise RunDirError(f"{self.path}: {blocking} is a file; choose another --run-dir")
         if not self.manifest_path.is_file():
@@ -84,7 +72,7 @@ class RunStore:
                 )
             return manifest
         old = self.manifest()
-        for field, flag in _IDENTITY.items():
+        for field, flag in RunManifest.identity().items():
             if old.get(field) != manifest.get(field):
                 raise RunDirError(
                     f"{self.path}: started with {field}={old.get(field)!r}, not {manifest.get(field)!r} "
@@ -101,7 +89,7 @@ class RunStore:
         }
         return {**old, **manifest, **grown}
 
-    def open(self, manifest: dict) -> None:
+    def open(self, manifest: RunManifest | dict) -> None:
         """Create the run, or check that a resumed one was started the same way."""
         manifest = self.check(manifest)
         self.path.mkdir(parents=True, exist_ok=True)

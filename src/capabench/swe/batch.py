@@ -14,8 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import capabench
-from capabench.executors import Executor, bug_last
+from capabench.batch import Arm, BatchSpec, play_batch
+from capabench.batch import pending as core_pending
+from capabench.executors import Executor
 from capabench.executors.local import LocalExecutor
+from capabench.models import InfraError
 from capabench.swe.agents import NEUTRAL_REPLY, AgentRunner, RunnerOptions, make_runner
 from capabench.swe.agents.workspace import Workspace
 from capabench.swe.asks.judge import make_ask_judge
@@ -64,24 +67,17 @@ def play_one(
     with Workspace(repo_dir(instance, repos), instance.base_commit) as ws:
         try:
             outcome = runner.run(task, ws)
-        except Exception as exc:  # the runner broke: recorded (retryable), the batch goes on
+        except InfraError as exc:  # an endpoint past its retries: recorded, played again
             outcome = SessionOutcome(stop_reason="error", error=f"{type(exc).__name__}: {exc}")
+        # Anything else a runner raises is a harness bug: it raises, as in capabench.runner
+        # (runners return their session's own failures as an outcome).
         patch = ws.patch()
     summary = RunSummary(
         **ids,
+        **outcome.facts(),
         runner=runner.name,
-        runner_version=outcome.runner_version,
         duration_s=round(time.monotonic() - start, 3),
-        stop_reason=outcome.stop_reason,
         asked=outcome.asked,
-        asks=outcome.asks,
-        turns=outcome.turns,
-        input_tokens=outcome.input_tokens,
-        output_tokens=outcome.output_tokens,
-        tools=outcome.tools,
-        error=outcome.error,
-        setup=outcome.setup,
-        warnings=outcome.warnings,
         patch_bytes=len(patch.encode()),
         reply=NEUTRAL_REPLY,
         capabench_version=capabench.__version__,
@@ -118,15 +114,9 @@ def lost_run(instance: Instance, condition: Condition, model: str, error: str) -
     summary = RunSummary(
         **ids,
         runner="",
-        runner_version="",
         duration_s=0.0,
         stop_reason="error",
         asked=False,
-        asks=[],
-        turns=0,
-        input_tokens=0,
-        output_tokens=0,
-        tools=[],
         error=f"lost by the executor: {error}",
         capabench_version=capabench.__version__,
     )
@@ -170,13 +160,18 @@ def pending(
     done = store.done(model)
     todo, chosen = [], 0
     for instance in instances:
-        missing = [c for c in conditions if (instance.instance_id, c) not in done]
+        missing = core_pending([(instance, c) for c in conditions], _job_key, done)
         if missing:
             if count is not None and chosen == count:
                 break
             chosen += 1
-            todo += [(instance, c) for c in missing]
+            todo += missing
     return todo
+
+
+def _job_key(job: tuple[Instance, Condition]) -> tuple[str, Condition]:
+    """A job's key within one model's runs (SweStore.done's pairs)."""
+    return job[0].instance_id, job[1]
 
 
 @dataclass
@@ -201,35 +196,33 @@ class RunnerRecipe:
 
 
 @dataclass
-class SweSpec:
-    """Workers that play sessions of one model: here, with the runner already built."""
+class SweRecipe:
+    """How a worker elsewhere builds its runner, with the instances it may be handed."""
 
-    recipe: RunnerRecipe
+    runner: RunnerRecipe
     instances: dict[str, Instance]
     repos: Path | None = None
-    runner: AgentRunner | None = None
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "runner": None}  # a worker elsewhere builds its own
-
-    def build(self, threads: int, cpus: float) -> SweWorker:
-        ensure_repos(self.instances.values(), self.repos)
+    def build(self, threads: int, cpus: float) -> SweSessions:
         # A runner built here checks its containment (bubblewrap) and its extras itself.
-        return SweWorker(self, self.runner or self.recipe.build())
+        return SweSessions(self, self.runner.build())
 
 
-class SweWorker:
-    def __init__(self, spec: SweSpec, runner: AgentRunner) -> None:
-        self.spec, self.runner = spec, runner
+class SweSessions:
+    """One model's runner, playing jobs by id (what travels is ids, not instances)."""
+
+    def __init__(self, recipe: SweRecipe, runner: AgentRunner) -> None:
+        ensure_repos(recipe.instances.values(), recipe.repos)
+        self.recipe, self.runner = recipe, runner
 
     def play(self, job: tuple[str, Condition]) -> PlayedRun:
         instance_id, condition = job
         return play_one(
-            self.spec.instances[instance_id],
+            self.recipe.instances[instance_id],
             condition,
-            self.spec.recipe.model,
+            self.recipe.runner.model,
             self.runner,
-            repos=self.spec.repos,
+            repos=self.recipe.repos,
         )
 
     def close(self) -> None:
@@ -255,20 +248,26 @@ def batch(
     there). Only this process writes the store; a session that comes back twice is kept once."""
     todo = pending(instances, conditions, model, store, count)
     by_id = {i.instance_id: i for i in instances}
-    spec = SweSpec(recipe or RunnerRecipe(model, RunnerOptions()), by_id, repos, runner)
-    executor = executor or LocalExecutor()
-    out, done = [], store.done(model)
+    recipe = SweRecipe(recipe or RunnerRecipe(model, RunnerOptions()), by_id, repos)
+    out: list[RunSummary] = []
+
+    def lost(job: tuple[str, Condition], why: str) -> PlayedRun:
+        return lost_run(by_id[job[0]], job[1], model, why)
+
+    arm = Arm(
+        lambda p: (p.summary.instance_id, p.summary.condition),
+        lambda p: not p.summary.retryable,
+        lost,
+        lambda p: store_run(store, p),
+    )
     jobs = [(i.instance_id, c) for i, c in todo]
-    for outcome in bug_last(executor.map(spec, jobs, in_flight=in_flight), "a session"):
-        played = outcome.result
-        if outcome.lost:
-            played = lost_run(by_id[outcome.job[0]], outcome.job[1], model, outcome.lost)
-        if (played.summary.instance_id, played.summary.condition) in done:
-            continue
-        summary = store_run(store, played)
-        if not summary.retryable:
-            done.add((summary.instance_id, summary.condition))
-        out.append(summary)
+    if not jobs:
+        return out
+    spec = BatchSpec(recipe, SweSessions(recipe, runner))  # its repositories, built here first
+    for _, played in play_batch(
+        executor or LocalExecutor(), spec, jobs, arm, store.done(model), in_flight=in_flight
+    ):
+        out.append(played.summary)
         if progress:
-            progress(summary)
+            progress(played.summary)
     return out

@@ -1,15 +1,19 @@
 """The preflight canary: before a batch, certify that a model's ask channel works, so that a
-batch never measures harness breakage as "did not ask"."""
+batch never measures harness breakage as "did not ask". `before_batch` is the policy the
+CLI follows: when the canary runs, what is kept of it, and that a failure stops the batch."""
 
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from capabench.swe.agents import AgentRunner
 from capabench.swe.agents.workspace import Workspace
 from capabench.swe.git import git
 from capabench.swe.records import AgentTask, SessionOutcome
+from capabench.swe.store import SweStore
 
 PREFLIGHT_PROMPT = (
     "This is a check of the channel you use to ask the user questions. First ask the user, "
@@ -72,3 +76,34 @@ def preflight(runner: AgentRunner, model: str) -> SessionOutcome:
             f"but ended {why}{': ' + outcome.error if outcome.error else ''}"
         )
     return outcome
+
+
+class PreflightRecord(BaseModel):
+    """A model's latest preflight as the store keeps it (passed or not): a finding about the
+    model, not a harness fault."""
+
+    model: str
+    passed: bool
+    finding: str | None = None  # why it failed
+    asks: int | None = None  # what the passing session did
+    turns: int | None = None
+
+
+def before_batch(
+    runner: AgentRunner, model: str, store: SweStore, *, pending: bool, skip: bool = False
+) -> PreflightRecord | None:
+    """The canary before a batch with `pending` sessions (unless `skip`), stored; None when
+    it did not run. A failed one means the batch must not run: it would measure harness
+    breakage, not asking."""
+    if not pending or skip:
+        return None
+    try:
+        outcome = preflight(runner, model)
+    except PreflightFailed as exc:
+        record = PreflightRecord(model=model, passed=False, finding=str(exc))
+    else:
+        record = PreflightRecord(
+            model=model, passed=True, asks=len(outcome.asks), turns=outcome.turns
+        )
+    store.save_preflight(model, record.model_dump(exclude_none=True))
+    return record

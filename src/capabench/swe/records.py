@@ -153,8 +153,9 @@ class AgentWarning(BaseModel):
     text: str
 
 
-class SessionOutcome(BaseModel):
-    """What one agent session did: the facts a run summary is made of."""
+class SessionFacts(BaseModel):
+    """What one agent session did, as its run summary keeps it (swe.store.RunSummary adds
+    which session it was; SessionOutcome adds the event stream and the harness's files)."""
 
     stop_reason: StopReason
     asks: list[Ask] = []
@@ -165,12 +166,21 @@ class SessionOutcome(BaseModel):
     tools: list[str] = []  # the roster the agent had
     setup: AgentSetup | None = None  # None: the runner broke before it said
     warnings: list[AgentWarning] = []
+    runner_version: str = ""
+
+    def facts(self) -> dict:
+        """These fields as they are (records stay records), for a record built on them."""
+        return {name: getattr(self, name) for name in SessionFacts.model_fields}
+
+
+class SessionOutcome(SessionFacts):
+    """What one agent session did: its facts, the stream and the harness's own records."""
+
     # The stream, as stored (events.jsonl): {"kind", "text", "t", ...} per event, kinds above.
     events: list[dict] = []
     files: dict[
         str, str
     ] = {}  # the harness's own session records (name -> text), copied at capture
-    runner_version: str = ""
 
     @property
     def asked(self) -> bool:

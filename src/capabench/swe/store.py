@@ -16,39 +16,28 @@ import os
 import tempfile
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from capabench.swe.grading.grade import Grade
-from capabench.swe.records import AgentSetup, AgentWarning, Ask, Condition, StopReason
+from capabench.swe.records import Condition, SessionFacts
 
 
-class RunSummary(BaseModel):
-    """The write-once record of one session: what happened, never how it was graded."""
+class RunSummary(SessionFacts):
+    """The write-once record of one session: which session it was and its facts (the
+    fields of SessionFacts, flat in the stored JSON as before), never how it was graded."""
 
     run_id: str
     instance_id: str
     condition: Condition
     model: str
     runner: str
-    runner_version: str
     repo: str
     base_commit: str
     prompt_sha256: str
     started: str
     duration_s: float
-    stop_reason: StopReason
-    asked: bool
-    asks: list[Ask]
-    turns: int
-    input_tokens: int
-    output_tokens: int
-    tools: list[str]
-    error: str = ""
+    asked: bool  # bool(asks), kept in the file for readers of the JSON
     patch_bytes: int = 0
     reply: str = ""  # the synthetic answer given to asks, verbatim
     capabench_version: str = ""
-    setup: AgentSetup | None = None  # containment, system prompt, tools offered, budget
-    warnings: list[AgentWarning] = []  # the harness's own: e.g. a model on fallback metadata
 
     @property
     def retryable(self) -> bool:

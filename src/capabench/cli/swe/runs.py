@@ -201,7 +201,7 @@ def batch_cmd(
     from capabench.swe.agents import registration
     from capabench.swe.batch import batch, pending
     from capabench.swe.data.issue_texts import record_issue_texts
-    from capabench.swe.preflight import PreflightFailed, preflight
+    from capabench.swe.preflight import before_batch
     from capabench.swe.store import SweStore
 
     instances = load_dataset(dataset, base, summaries)
@@ -236,23 +236,16 @@ def batch_cmd(
     todo = pending(instances, conditions, model, store, count)
     _check_repos([i for i, _ in todo], repos)
     record_issue_texts(runs, list({i.instance_id: i for i, _ in todo}.values()))
-    if todo and not skip_preflight:
-        try:
-            outcome = preflight(runner, model)
-        except PreflightFailed as exc:
-            # A finding about the model, not a harness fault: recorded, shown, exit 0.
-            store.save_preflight(model, {"model": model, "passed": False, "finding": str(exc)})
-            console.print(
-                f"[yellow]finding:[/] preflight: {escape(str(exc))}. {escape(model)}'s ask channel could not be "
-                "certified, so its batch was not run (it would measure harness breakage, not asking); "
-                "--skip-preflight runs it anyway",
-                soft_wrap=True,
-            )
-            return
-        store.save_preflight(
-            model,
-            {"model": model, "passed": True, "asks": len(outcome.asks), "turns": outcome.turns},
+    check = before_batch(runner, model, store, pending=bool(todo), skip=skip_preflight)
+    if check is not None and not check.passed:  # a finding about the model: shown, exit 0
+        console.print(
+            f"[yellow]finding:[/] preflight: {escape(check.finding or '')}. {escape(model)}'s ask channel could not be "
+            "certified, so its batch was not run (it would measure harness breakage, not asking); "
+            "--skip-preflight runs it anyway",
+            soft_wrap=True,
         )
+        return
+    if check is not None:
         console.print(
             f"preflight: {model}'s ask channel was observed, answered and the session went on"
         )
