@@ -221,7 +221,7 @@ def test_llm_matcher_reads_json_and_falls_back_to_rules_when_it_cant():
 
 
 def test_unknown_matchers_and_llm_without_a_model_are_refused():
-    with pytest.raises(ValueError, match="known: learned, rules, semantic, llm"):
+    with pytest.raises(ValueError, match="known: learned, llm, rules, semantic"):
         make_matcher("regex")
     with pytest.raises(ValueError, match="user model"):
         make_matcher("llm")

@@ -26,7 +26,7 @@ DEFAULT_MATCHER = "learned"
 def check_matcher(name: str, *, has_model: bool) -> None:
     """Refuse a matcher that can't be made (before a run starts, also where workers make it)."""
     if name not in MATCHERS:
-        raise ValueError(f"unknown --user-matcher {name!r}; known: {', '.join(MATCHERS)}")
+        raise ValueError(f"unknown --user-matcher {name!r}; known: {', '.join(sorted(MATCHERS))}")
     if name == "llm" and not has_model:
         raise ValueError(
             "--user-matcher llm needs --user-model (the user model reads the questions)"
