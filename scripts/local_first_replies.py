@@ -5,6 +5,10 @@ ends with its first code block). Issue 27: real model questions for tests/data/r
 
     PYTHONPATH=src python scripts/local_first_replies.py OUT.jsonl [--temperatures 0,0.7]
         [--start 0] [--limit 300] [--threads 1] [--max-tokens 1024] [--until 03:15]
+        [--prose-only]
+
+--prose-only ends each reply where its first code block would begin (the prose, where a reply asks,
+comes first; on a busy machine the code is most of the time): each record says it was cut so.
 
 Appends one JSON line per reply (a rerun skips what OUT already holds) and stops at --until
 (UTC, HH:MM), so that a run cut short keeps what it made. Seed 0 at every temperature, as
@@ -23,10 +27,12 @@ from pathlib import Path
 
 from capabench.benchmark import default_benchmark_path, load_benchmark
 from capabench.history import HistoryEnv, condition
+from capabench.models import Message
 from capabench.models.local import LocalModel, embedded_gguf
 from capabench.player import select_sessions
 from capabench.records import TURN_BUDGET, Turn
 from capabench.simulate import ModelAssistant
+from capabench.simulate.model_assistant import STOPS
 from capabench.simulate.prompt import system_prompt
 
 
@@ -55,6 +61,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-tokens", type=int, default=1024)
     ap.add_argument("--until", default=None, help="UTC HH:MM: start no reply after it")
+    ap.add_argument("--sha256", action="store_true", help="hash the model file (slow)")
+    ap.add_argument("--prose-only", action="store_true", help="end a reply before its code")
     args = ap.parse_args()
 
     bench_dir = default_benchmark_path()
@@ -66,14 +74,14 @@ def main() -> None:
     done = set()
     if args.out.is_file():
         done = {
-            (r["session_id"], r["temperature"])
+            (r["session_id"], r["temperature"], r.get("cut_before_code", False))
             for r in map(json.loads, args.out.read_text().splitlines())
         }
     setting = {
         "benchmark": bench_dir.name,
         "content_hash": bench.manifest.content_hash[:12],
         "gguf": gguf.name,
-        "gguf_sha256": sha256(gguf),
+        "gguf_sha256": sha256(gguf) if args.sha256 else "not computed",
         "threads": model.threads,
         "max_tokens": args.max_tokens,
         "n_ctx": model.llm.n_ctx(),
@@ -85,7 +93,7 @@ def main() -> None:
         for temperature in map(float, args.temperatures.split(",")):
             model.temperature = temperature
             for session in sessions:
-                if (session.id, temperature) in done:
+                if (session.id, temperature, args.prose_only) in done:
                     continue
                 if past(args.until):
                     return
@@ -94,14 +102,21 @@ def main() -> None:
                     model, system=system_prompt(context, TURN_BUDGET), stop_after_code=True
                 )
                 started = time.perf_counter()
-                text = assistant.reply([Turn(role="user", text=session.request)])
-                completion = assistant.completions[0]
+                if args.prose_only:  # the same messages, one more stop string
+                    messages = [Message(role="system", content=assistant.system)]
+                    messages.append(Message(role="user", content=session.request))
+                    completion = model.complete(messages, stop=("```", *STOPS))
+                    text = completion.text
+                else:
+                    text = assistant.reply([Turn(role="user", text=session.request)])
+                    completion = assistant.completions[0]
                 record = {
                     "session_id": session.id,
                     "task_id": session.task_id,
                     "temperature": temperature,
                     "text": text,
                     "truncated": completion.truncated,
+                    "cut_before_code": args.prose_only,
                     "input_tokens": completion.input_tokens,
                     "output_tokens": completion.output_tokens,
                     "seconds": round(time.perf_counter() - started, 2),
