@@ -90,9 +90,11 @@ def main() -> None:
     }
     print(json.dumps(setting), file=sys.stderr)
     with args.out.open("a") as out:
-        for temperature in map(float, args.temperatures.split(",")):
-            model.temperature = temperature
-            for session in sessions:
+        # Each session's temperatures in a row: llama.cpp keeps the evaluated prompt, so a
+        # second sample of the same request costs only its generation.
+        for session in sessions:
+            for temperature in map(float, args.temperatures.split(",")):
+                model.temperature = temperature
                 if (session.id, temperature, args.prose_only) in done:
                     continue
                 if past(args.until):
