@@ -71,6 +71,8 @@ def test_a_generic_question_stays_generic():
         (r"\bwhere(?:'s| is)? the (?:spot|place)\b", {"where"}),
         (r"(?:a|bc)d?", {"a", "bc"}),
         (r"x*", None),
+        (r"(?i)\bsave\b", None),  # any case: no literal to look for
+        (r"(?i:sav)e\b", {"e"}),
     ],
 )
 def test_required_literals(pattern, needed):

@@ -24,8 +24,8 @@ def _required(items: Iterable) -> frozenset[str] | None:
             options.append(frozenset({run}))
         run = ""
         sub = None
-        if op is _c.SUBPATTERN:
-            sub = _required(av[-1])
+        if op is _c.SUBPATTERN:  # (group, flags added, flags removed, body)
+            sub = None if av[1] & re.IGNORECASE else _required(av[-1])
         elif op is _c.BRANCH:
             branches = [_required(b) for b in av[1]]
             sub = frozenset().union(*branches) if all(branches) else None
@@ -42,7 +42,10 @@ def _required(items: Iterable) -> frozenset[str] | None:
 def required_literals(pattern: str) -> frozenset[str] | None:
     """Literals one of which any match of `pattern` (compiled without flags) contains; None
     when the pattern has no such literal (it must always be tried)."""
-    return _required(_p.parse(pattern))
+    parsed = _p.parse(pattern)
+    if parsed.state.flags & re.IGNORECASE:  # a literal's case is then anybody's
+        return None
+    return _required(parsed)
 
 
 class Alternation:
