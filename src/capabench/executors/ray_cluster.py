@@ -292,5 +292,5 @@ class RayExecutor:
 
 
 @register("ray")
-def _ray(*, processes: int = 1, address: str | None = None) -> RayExecutor:
+def _make(*, processes: int = 1, address: str | None = None) -> RayExecutor:
     return RayExecutor(address)
