@@ -11,7 +11,29 @@ import re
 # ("What are the expected input and output?", "Any other requirements?", "What format
 # should the output be in?"): the user answers what is asked, so it reveals nothing
 # (README, "The simulated user"; tests/data/real_questions/README.md gives these no target).
-_GENERIC_WORDS = frozenset(
+# Words that make a question ask for the whole of something (at least one must occur).
+_GENERIC_HEAD = frozenset(
+    [
+        "input",
+        "inputs",
+        "output",
+        "outputs",
+        "result",
+        "results",
+        "return",
+        "returns",
+        "returned",
+        "requirement",
+        "requirements",
+        "constraint",
+        "constraints",
+        "preference",
+        "preferences",
+        "edge",
+        "else",
+    ]
+)
+_GENERIC_WORDS = _GENERIC_HEAD | frozenset(
     [
         "a",
         "an",
@@ -52,7 +74,6 @@ _GENERIC_WORDS = frozenset(
         "anything",
         "other",
         "another",
-        "else",
         "additional",
         "further",
         "more",
@@ -62,15 +83,6 @@ _GENERIC_WORDS = frozenset(
         "exact",
         "exactly",
         "kind",
-        "input",
-        "inputs",
-        "output",
-        "outputs",
-        "result",
-        "results",
-        "return",
-        "returns",
-        "returned",
         "value",
         "values",
         "format",
@@ -83,22 +95,13 @@ _GENERIC_WORDS = frozenset(
         "looks",
         "like",
         "function's",
-        "function's",
-        "requirement",
-        "requirements",
-        "constraint",
-        "constraints",
-        "preference",
-        "preferences",
         "detail",
         "details",
         "need",
         "know",
         "have",
         "has",
-        "should",
         "i'd",
-        "like",
         "me",
         "give",
         "gives",
@@ -107,7 +110,6 @@ _GENERIC_WORDS = frozenset(
         "takes",
         "parameters",
         "arguments",
-        "edge",
         "cases",
         "handle",
         "handled",
@@ -119,27 +121,6 @@ _GENERIC_WORDS = frozenset(
         "ok",
         "okay",
         "please",
-    ]
-)
-_GENERIC_HEAD = frozenset(
-    [
-        "input",
-        "inputs",
-        "output",
-        "outputs",
-        "result",
-        "results",
-        "return",
-        "returns",
-        "returned",
-        "requirement",
-        "requirements",
-        "constraint",
-        "constraints",
-        "preference",
-        "preferences",
-        "edge",
-        "else",
     ]
 )
 
