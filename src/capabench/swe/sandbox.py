@@ -285,16 +285,20 @@ def sandboxed(argv: list[str], work: Path, tmp: str) -> tuple[list[str], str]:
     bubblewrap doesn't work; and which it was. Run it with `limits` as preexec_fn."""
     if not bwrap_available()[0]:
         return argv, "process"
-    work, scratch = Path(work), Path(tmp)
-    give([scratch, work], skip=[work / ".git"])
-    wrapped = bwrap_argv(
+    return _in_checkout(argv, Path(work), Path(tmp)), "bwrap"
+
+
+def _in_checkout(argv: list[str], work: Path, tmp: Path, expose: Iterable[Path] = ()) -> list[str]:
+    """`argv` in the sandbox with `work` and `tmp` writable and the sandbox user's, `work/.git`
+    read-only, capabench's interpreter (and `expose`) readable."""
+    give([tmp, work], skip=[work / ".git"])
+    return bwrap_argv(
         argv,
-        writable=[scratch, work],
+        writable=[tmp, work],
         readonly=[work / ".git"],
         chdir=work,
-        expose=interpreter_roots(),
+        expose=[*interpreter_roots(), *expose],
     )
-    return wrapped, "bwrap"
 
 
 def run_contained(
@@ -310,15 +314,8 @@ def run_contained(
     under rlimits in its own session; (exit code, or None on a timeout, and the combined
     output). The sandbox must work (`require_bwrap`)."""
     require_bwrap()
-    work, tmp = Path(work), Path(tmp)
-    give([tmp, work], skip=[work / ".git"])
-    wrapped = bwrap_argv(
-        argv,
-        writable=[tmp, work],
-        readonly=[work / ".git"],
-        chdir=work,
-        expose=[*interpreter_roots(), *expose],
-    )
+    work = Path(work)
+    wrapped = _in_checkout(argv, work, Path(tmp), expose)
     proc = subprocess.Popen(
         wrapped,
         cwd=work,
