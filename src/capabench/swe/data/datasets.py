@@ -71,17 +71,21 @@ def load_instances(
                 "they come from (--base) for repository, commit, tests and patch"
             )
         return _workbook(path, {i.instance_id: i for i in load_instances(base)})
-    if path.is_dir():
-        rows = _arrow_folder(path)
-    elif path.suffix in (".jsonl", ".json"):
-        rows = _json_rows(path)
-    elif path.suffix == ".parquet":
-        rows = _parquet_rows(path)
-    else:
-        raise DatasetError(
-            f"{path}: not a dataset (.jsonl, .json, .parquet, .xlsx or a save_to_disk folder)"
-        )
+    rows = _rows(
+        path, f"{path}: not a dataset (.jsonl, .json, .parquet, .xlsx or a save_to_disk folder)"
+    )
     return _instances(rows, path)
+
+
+def _rows(path: Path, unknown: str) -> Iterable[dict]:
+    """A dataset file's or save_to_disk folder's rows; `unknown`: the error for anything else."""
+    if path.is_dir():
+        return _arrow_folder(path)
+    if path.suffix in (".jsonl", ".json"):
+        return _json_rows(path)
+    if path.suffix == ".parquet":
+        return _parquet_rows(path)
+    raise DatasetError(unknown)
 
 
 def _instances(rows: Iterable[dict], source: Path) -> list[Instance]:
@@ -274,16 +278,9 @@ def read_summaries(path: Path) -> dict[str, str]:
 
 def _with_summaries(path: Path, summaries: Path) -> list[Instance]:
     by_id = read_summaries(summaries)
-    if path.is_dir():
-        rows = _arrow_folder(path)
-    elif path.suffix in (".jsonl", ".json"):
-        rows = _json_rows(path)
-    elif path.suffix == ".parquet":
-        rows = _parquet_rows(path)
-    else:
-        raise DatasetError(
-            f"{path}: --summaries joins a .jsonl, .json, .parquet or save_to_disk dataset"
-        )
+    rows = _rows(
+        path, f"{path}: --summaries joins a .jsonl, .json, .parquet or save_to_disk dataset"
+    )
     joined = []
     for row in rows:
         if isinstance(row, dict) and str(row.get("instance_id", "")) in by_id:
