@@ -243,3 +243,35 @@ def test_compiled_tests_are_kept_on_disk_and_a_damaged_copy_is_replaced(
     assert compile_once(other) != data  # keyed by the tests' text
     verdict = judge("def f(x):\n    return x * 2\n", tests, "f", pool=pool)
     assert verdict.passed
+
+
+class _CountingPool:
+    """A pool that answers as the sandbox would and counts what it ran."""
+
+    def __init__(self, pool, status: str | None = None) -> None:
+        self.pool, self.status, self.runs = pool, status, 0
+        self.isolation = pool.isolation
+
+    def run(self, *args, **kwargs):
+        self.runs += 1
+        raw = self.pool.run(*args, **kwargs)
+        return {**raw, "status": self.status} if self.status else raw
+
+
+def test_harness_code_is_judged_once_per_verdicts_a_timeout_every_time(pool):
+    from capabench.judge import Verdicts
+
+    counting, verdicts = _CountingPool(pool), Verdicts()
+    first = judge(ADD, ADD_TESTS, "add", pool=counting, verdicts=verdicts)
+    again = judge(ADD, ADD_TESTS, "add", pool=counting, verdicts=verdicts)
+    assert first.passed and again == first and counting.runs == 1
+    # other tests, other limits or no verdicts at all: run again
+    judge(ADD, ADD_TESTS.replace("== 0", "== 0 or True"), "add", pool=counting, verdicts=verdicts)
+    judge(ADD, ADD_TESTS, "add", pool=counting, verdicts=verdicts, timeout_s=5.0)
+    judge(ADD, ADD_TESTS, "add", pool=counting)
+    assert counting.runs == 4
+    # a timeout says how loaded the machine was, not what the code does: never kept
+    slow, kept = _CountingPool(pool, status="timeout"), Verdicts()
+    for _ in range(2):
+        assert judge(ADD, ADD_TESTS, "add", pool=slow, verdicts=kept).status == "timeout"
+    assert slow.runs == 2 and len(kept) == 0

@@ -217,3 +217,18 @@ def test_the_cli_default_is_the_packages_default_matcher():
 
     default = {f.name: f.default for f in dataclasses.fields(PlayOptions)}
     assert default["user_matcher"] == DEFAULT_MATCHER == "learned"
+
+
+@pytest.mark.parametrize("name", ["learned", "rules"])
+def test_a_message_is_read_once_and_each_session_gets_its_own_families(name):
+    """A session-independent matcher keeps its reading over every family: a later session
+    holding other families gets what a new matcher would read for them, without a re-read."""
+    question = "Should the list come back sorted, and which name do you want for the function?"
+    kept = make_matcher(name)
+    first = kept.read(question, ["tidy_list", "batch"])
+    calls = kept._every_family.cache_info().misses
+    for families in (["naming", "yes_no"], ["tidy_list", "naming"], ["batch", "bad_input"]):
+        assert kept.read(question, families) == make_matcher(name).read(question, families)
+    assert kept._every_family.cache_info().misses == calls
+    assert first.targets(["tidy_list", "batch"]) == ["tidy_list"]
+    assert kept.read(question, ["naming", "yes_no"]).targets(ALL) == ["naming"]

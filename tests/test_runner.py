@@ -407,3 +407,22 @@ def test_a_local_model_plays_one_session_per_call_slot():
 
     assert sessions_in_flight(1, "local") == 1 and sessions_in_flight(3, "local/m.gguf") == 3
     assert sessions_in_flight(1, "openai/gpt") == 2 and sessions_in_flight(8) == 10
+
+
+def test_a_policys_code_is_judged_once_per_run_a_models_each_time(built, pool, tmp_path):
+    """The same harness-written code against the same tests in another condition is not run
+    again; a model's submission always is."""
+    from capabench.player import Player
+
+    bench, _ = built
+    session = next(s for s in bench.sessions if s.split == "heldout")
+    oracle = Player(RunConfig(model="baseline/oracle", conditions=CONDITIONS), bench, pool)
+    first = oracle.play(session, "none", 0)
+    judged = len(oracle.verdicts)
+    again = oracle.play(session, "shuffled", 0)
+    assert judged >= 1 and len(oracle.verdicts) == judged
+    assert first.solved_turn == again.solved_turn == 1
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps(["```python\ndef f():\n    return 1\n```"] * 10))
+    model = Player(RunConfig(model=f"scripted:{replies}", conditions=["none"]), bench, pool)
+    assert model.verdicts is None

@@ -13,6 +13,7 @@ from capabench.benchmark import Benchmark
 from capabench.conventions import REGISTRY, Shape
 from capabench.history import HistoryContext, HistoryEnv, condition
 from capabench.history.memory_store import MemoryStore
+from capabench.judge import Verdicts
 from capabench.judge.sandbox import SandboxPool
 from capabench.judge.spy import spy_tasks
 from capabench.metrics.moves import first_move, needless_asks
@@ -103,6 +104,8 @@ class Player:
         self.bench = bench
         self.pool = pool
         self.policy = policy(config.model) if is_policy(config.model) else None
+        # a policy's code is the harness's: judged once per run, whatever the condition
+        self.verdicts = Verdicts() if self.policy else None
         self.model: ChatModel | None = (
             None if self.policy else make_model(config.model, config.options)
         )
@@ -152,7 +155,11 @@ class Player:
                 stop_after_code=is_local(self.config.model),
             )
         user = SimulatedUser(
-            session, pool=self.pool, expression_model=self.user_model, matcher=self.matcher
+            session,
+            pool=self.pool,
+            expression_model=self.user_model,
+            matcher=self.matcher,
+            verdicts=self.verdicts,
         )
         status, error = "completed", ""
         try:

@@ -7,12 +7,14 @@ import marshal
 
 from capabench.judge.extract import extract_code
 from capabench.judge.sandbox import InvalidTests, Limits, SandboxPool, default_pool
+from capabench.judge.verdicts import Verdicts
 from capabench.records import CallRecord, FailureCase, Task, Verdict
 
 __all__ = [
     "InvalidTests",
     "Limits",
     "SandboxPool",
+    "Verdicts",
     "extract_code",
     "judge",
     "judge_recorded",
@@ -29,15 +31,22 @@ def judge(
     timeout_s: float = 10.0,
     pool: SandboxPool | None = None,
     limits: Limits | None = None,
+    verdicts: Verdicts | None = None,
 ) -> Verdict:
     """Run `check(<entry_point>)` from `tests` against `code` in the sandbox.
 
     Passing means the harness saw `check` return; neither the exit code nor anything
-    the submission prints can make a pass.
+    the submission prints can make a pass. `verdicts`: the verdicts reached so far, for
+    code the harness wrote (capabench.judge.verdicts).
     """
-    return _judge(
-        code, tests, entry_point, pool, limits or Limits(timeout_s=timeout_s), record=False
-    )[0]
+    limits = limits or Limits(timeout_s=timeout_s)
+    key = (code, tests, entry_point, limits)
+    if verdicts is not None and (known := verdicts.get(key)) is not None:
+        return known
+    verdict = _judge(code, tests, entry_point, pool, limits, record=False)[0]
+    if verdicts is not None:
+        verdicts.keep(key, verdict)
+    return verdict
 
 
 def judge_recorded(

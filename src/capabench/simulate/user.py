@@ -23,7 +23,7 @@ import ast
 from pydantic import BaseModel, ConfigDict
 
 from capabench.conventions import REGISTRY
-from capabench.judge import extract_code, judge
+from capabench.judge import Verdicts, extract_code, judge
 from capabench.judge.sandbox import SandboxPool
 from capabench.models import ChatModel, Message
 from capabench.profiles import PROFILES_BY_ID
@@ -97,8 +97,10 @@ class SimulatedUser:
         timeout_s: float = 10.0,
         expression_model: ChatModel | None = None,
         matcher: IntentMatcher | None = None,
+        verdicts: Verdicts | None = None,
     ) -> None:
         self.expression_model = expression_model
+        self.verdicts = verdicts  # only for code the harness wrote (a reference policy's)
         self.matcher = matcher or make_matcher()
         self.session = session
         self.pool = pool
@@ -131,6 +133,7 @@ class SimulatedUser:
                 self.session.entry_point,
                 pool=self.pool,
                 timeout_s=self.timeout_s,
+                verdicts=self.verdicts,
             )
             if verdict.passed:
                 return UserReply(

@@ -49,6 +49,21 @@ class Reading(BaseModel):
         hit = {f for q in self.questions for f in q.targets}
         return [f for f in families if f in hit]
 
+    def held(self, families: Sequence[str], note: str = "") -> Reading:
+        """A reading over every family restricted to a session's `families`: what a
+        session-independent matcher's read(message, families) is, so it can read a message
+        once for every session."""
+        keep = set(families)
+        return self.model_copy(
+            update={
+                "questions": tuple(
+                    q.model_copy(update={"targets": tuple(f for f in q.targets if f in keep)})
+                    for q in self.questions
+                ),
+                "note": note or self.note,
+            }
+        )
+
 
 class IntentMatcher(Protocol):
     name: str

@@ -41,7 +41,7 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +50,7 @@ from pydantic import BaseModel, ConfigDict
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Reading, register
 from capabench.simulate.intent.generic import generic
-from capabench.simulate.intent.rules import RulesMatcher, other_frame, plain
+from capabench.simulate.intent.rules import READINGS_KEPT, RulesMatcher, other_frame, plain
 from capabench.simulate.intent.text import code_spans
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
@@ -256,12 +256,20 @@ class LearnedMatcher:
                 "the rules matcher reads them (retrain with scripts/train_intent_model.py)",
                 stacklevel=2,
             )
+        # one reading per message serves every session (see RulesMatcher)
+        self._every_family = lru_cache(maxsize=READINGS_KEPT)(self._read)
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
+        reading, vetoed = self._every_family(message)
+        vetoed = sorted(set(vetoed) & set(families))
+        return reading.held(families, note=f"vetoed: {', '.join(vetoed)}" if vetoed else "")
+
+    def _read(self, message: str) -> tuple[Reading, frozenset[str]]:
+        """The reading over every family, and the rules targets the models vetoed."""
         ev = evidence(message)
         # nothing asked, or only generic questions (the whole input or output): nothing to say
         if all(generic(q.text) for q in ev.reading.questions):
-            return ev.reading.model_copy(update={"matcher": self.name})
+            return ev.reading.model_copy(update={"matcher": self.name}), frozenset()
         w = self.weights
         targeted = {f for f, (t, _, _) in ev.rules.items() if t}
         # What the words alone say is asked: keeps a rules target whatever the other models
@@ -298,22 +306,19 @@ class LearnedMatcher:
             best = max(sorted(words), key=words.__getitem__)
             added = {best} if words[best] >= w.best_threshold else set()
         vetoed = targeted - kept
-        held = set(families)
         questions = list(ev.reading.questions)
-        for f in sorted(added & held):  # on the question that came closest, else the first
+        for f in sorted(added):  # on the question that came closest, else the first
             i = next((i for i, q in enumerate(questions) if q.best and q.best.family == f), 0)
             questions[i] = questions[i].model_copy(update={"targets": (*questions[i].targets, f)})
-        return Reading(
+        reading = Reading(
             matcher=self.name,
             asking_sentences=ev.reading.asking_sentences,
             questions=tuple(
-                q.model_copy(
-                    update={"targets": tuple(f for f in q.targets if f in held and f not in vetoed)}
-                )
+                q.model_copy(update={"targets": tuple(f for f in q.targets if f not in vetoed)})
                 for q in questions
             ),
-            note=f"vetoed: {', '.join(sorted(vetoed & held))}" if vetoed & held else "",
         )
+        return reading, frozenset(vetoed)
 
 
 @register("learned")

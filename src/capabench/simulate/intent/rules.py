@@ -12,7 +12,7 @@ import builtins
 import keyword
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
@@ -21,6 +21,7 @@ from capabench.simulate.intent.literals import Alternation, occurring
 from capabench.simulate.intent.text import Question, questions_of, sentences
 
 THRESHOLD = 1.0
+READINGS_KEPT = 4096  # messages whose reading a matcher keeps
 _ASPECT_ALONE = 0.5  # a generic word without its subject: reported as a candidate, never targets
 _NEAR = 40  # characters between an aspect word and its subject for them to count together
 # snake_case identifiers (the task's function, its parameters) are names, not concept words:
@@ -263,8 +264,15 @@ class RulesMatcher:
     name = "rules"
     session_independent = True  # a family's score doesn't depend on the other one held
 
+    def __init__(self) -> None:
+        # one reading per message serves every session (a reference policy asks the same
+        # questions in hundreds of sessions)
+        self._every_family = lru_cache(maxsize=READINGS_KEPT)(
+            lambda message: self.analyse(message, sorted(REGISTRY))[0]
+        )
+
     def read(self, message: str, families: Sequence[str]) -> Reading:
-        return self.analyse(message, families)[0]
+        return self._every_family(message).held(families)
 
     def analyse(
         self, message: str, families: Sequence[str]
