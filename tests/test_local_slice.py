@@ -21,3 +21,19 @@ def test_too_slow_a_machine_gets_the_smallest_slice_and_is_told():
 def test_a_history_costs_its_prompt_once():
     speed = Speed(1.0, 100.0, 10.0)
     assert session_s(speed, 256, True) > session_s(speed, 256, False)
+
+
+def test_a_filling_context_slows_every_later_turn():
+    """llama.cpp slows as its context fills: measured at two lengths, a same-user session
+    (thousands of tokens of history) costs more per turn than its short-context speed says."""
+    flat = Speed(1.0, 200.0, 25.0)
+    filling = Speed(1.0, 200.0, 25.0, 300, 2700, 160.0, 20.0)
+    assert filling.generate_s(100, 0) == flat.generate_s(100, 0)  # below the short context
+    assert (
+        filling.generate_s(100, 5000) > filling.generate_s(100, 2000) > flat.generate_s(100, 2000)
+    )
+    slower = {h: session_s(filling, 512, h) - session_s(flat, 512, h) for h in (False, True)}
+    assert 0 < slower[False] < slower[True]
+    # a long measurement no slower than the short one never makes a turn cheaper
+    faster = Speed(1.0, 200.0, 25.0, 300, 2700, 400.0, 50.0)
+    assert session_s(faster, 512, True) == session_s(flat, 512, True)

@@ -26,13 +26,43 @@ ANSWER_TOKENS = 80
 REPLY_SHARE = 0.5
 OTHER_S_PER_TURN = 0.35
 CHOICES = [(2, 512), (2, 384), (1, 512), (1, 384), (1, 256)]  # preferred first
+# The calibration's two prompts: llama.cpp evaluates and generates more slowly as its context
+# fills (each token attends to all before it), and a same-user session plays at a few thousand.
+_CODE = "def add(a, b):\n    return a + b\n"
+_SHORT_LINES, _LONG_LINES = 20, 240
+_CALIBRATION_TOKENS = 48
 
 
 @dataclass(frozen=True)
 class Speed:
+    """Tokens per second measured at a short context and at a long one (`long_context`
+    tokens; 0: not measured, the short speeds hold at every length)."""
+
     load_s: float
     prompt_tok_s: float
     generate_tok_s: float
+    short_context: int = 0
+    long_context: int = 0
+    long_prompt_tok_s: float = 0.0
+    long_generate_tok_s: float = 0.0
+
+    def _per_token(self, short_rate: float, long_rate: float, context: float) -> float:
+        """Seconds per token with `context` tokens before it: linear in the context through
+        the two measurements (never faster as it grows)."""
+        short = 1.0 / short_rate
+        if not self.long_context or self.long_context <= self.short_context or not long_rate:
+            return short
+        slope = max(0.0, (1.0 / long_rate - short) / (self.long_context - self.short_context))
+        return short + slope * max(0.0, context - self.short_context)
+
+    def prompt_s(self, tokens: float, context: float) -> float:
+        """Evaluating `tokens` new tokens after `context` already evaluated."""
+        middle = context + tokens / 2
+        return tokens * self._per_token(self.prompt_tok_s, self.long_prompt_tok_s, middle)
+
+    def generate_s(self, tokens: float, context: float) -> float:
+        middle = context + tokens / 2
+        return tokens * self._per_token(self.generate_tok_s, self.long_generate_tok_s, middle)
 
 
 @dataclass(frozen=True)
@@ -49,24 +79,36 @@ def measure(model_spec: str = "local") -> Speed:
 
     path = embedded_gguf() if model_spec == "local" else Path(model_spec.split("/", 1)[1])
     started = time.perf_counter()
-    model = LocalModel(path, max_tokens=64)
+    model = LocalModel(path, max_tokens=_CALIBRATION_TOKENS)
     load = time.perf_counter() - started
-    text = "def add(a, b):\n    return a + b\n" * 20
-    model.complete([Message(role="user", content="Explain this code in one sentence:\n" + text)])
-    t = model.last
-    return Speed(
-        load,
-        t.prompt_tokens / max(t.prompt_s, 1e-6),
-        max(t.generated_tokens, 1) / max(t.generate_s, 1e-6),
-    )
+    rates = []
+    for lines in (_SHORT_LINES, _LONG_LINES):
+        # a reply that doesn't end early: generation is timed over the whole cap
+        ask = "Repeat this code twice, then count from 1 to 100 in words:\n"
+        model.complete([Message(role="user", content=ask + _CODE * lines)])
+        t = model.last
+        rates.append(
+            (
+                t.prompt_tokens,
+                t.prompt_tokens / max(t.prompt_s, 1e-6),
+                max(t.generated_tokens, 1) / max(t.generate_s, 1e-6),
+            )
+        )
+    (short, short_prompt, short_gen), (long, long_prompt, long_gen) = rates
+    return Speed(load, short_prompt, short_gen, short, long, long_prompt, long_gen)
 
 
 def session_s(speed: Speed, max_tokens: int, history: bool) -> float:
-    """A pessimistic session: every turn of the budget played."""
+    """A pessimistic session: every turn of the budget played, at the context it has reached."""
     reply = max_tokens * REPLY_SHARE
-    first = (REQUEST_TOKENS + (HISTORY_TOKENS if history else 0)) / speed.prompt_tok_s
-    per_turn = reply / speed.generate_tok_s + (reply + ANSWER_TOKENS) / speed.prompt_tok_s
-    return first + TURN_BUDGET * (per_turn + OTHER_S_PER_TURN)
+    new = REQUEST_TOKENS + (HISTORY_TOKENS if history else 0)
+    context, total = 0.0, 0.0
+    for _ in range(TURN_BUDGET):
+        total += speed.prompt_s(new, context) + speed.generate_s(reply, context + new)
+        total += OTHER_S_PER_TURN
+        context += new + reply
+        new = ANSWER_TOKENS  # the reply is in llama.cpp's state already; the answer is new
+    return total
 
 
 def choose(speed: Speed, budget_s: float) -> Slice:
@@ -88,8 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     speed = measure(args.model)
     chosen = choose(speed, args.budget_s)
     print(
-        f"calibration: load {speed.load_s:.1f} s, prompt {speed.prompt_tok_s:.0f} tok/s, "
-        f"generation {speed.generate_tok_s:.1f} tok/s; slice: {chosen.sessions} session(s) "
+        f"calibration: load {speed.load_s:.1f} s; at {speed.short_context} tokens of context "
+        f"prompt {speed.prompt_tok_s:.0f} tok/s, generation {speed.generate_tok_s:.1f} tok/s; "
+        f"at {speed.long_context}: {speed.long_prompt_tok_s:.0f} and "
+        f"{speed.long_generate_tok_s:.1f} tok/s; slice: {chosen.sessions} session(s) "
         f"per condition, {chosen.max_tokens} tokens per reply, estimated at most "
         f"{chosen.estimate_s:.0f} s of a {args.budget_s:.0f} s budget"
         + ("" if chosen.fits else " (the smallest slice; it may run over)"),
