@@ -81,7 +81,7 @@ def _occurring(text: str) -> frozenset[str]:
 def _compiled(family: str, occur: frozenset[str]):
     """The family's anchors, aspects, subjects and ignore patterns (None: none of its
     alternatives can match a text in which `occur` occur, or the family has none)."""
-    return tuple(a.compiled if a.possible(occur) else None for a in _vocabulary(family))
+    return tuple(a.narrowed(occur) for a in _vocabulary(family))
 
 
 def _read_as(family: str, text: str) -> tuple[str, frozenset[str]]:
