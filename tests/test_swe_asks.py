@@ -104,7 +104,7 @@ def test_v1_stays_available_by_name_and_v2_is_the_default():
     assert load(CONFIG).version == "v1"
 
 
-WRITTEN_ON = ["tune"] + [f"dev{i}" for i in range(1, 34)]
+WRITTEN_ON = ["tune", "heldout3", "heldout4"] + [f"dev{i}" for i in range(1, 39)]
 
 
 @pytest.mark.parametrize("part", WRITTEN_ON)
@@ -463,6 +463,96 @@ def test_v2_a_comprehension_tag_after_an_explanation_is_not_an_ask():
 )
 def test_v2_after_edits_an_open_item_or_a_request_to_finish_asks(text):
     assert classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Added the /settings route to app.py. Please add templates/base.html to the chat so I "
+        "can put the nav link there too.",
+        "I changed the loader to read APP_ENV. Add config/defaults.toml to the chat and I'll "
+        "update the keys.",
+        "The migration is written and tested on a copy, but it locks the table for a minute. "
+        "Say the word and I'll run it tonight.",
+    ],
+)
+def test_v2_after_edits_a_request_the_agent_goes_on_from_asks(text):
+    """A request that says the agent continues with the answer ("so I can ...", "and I'll
+    ...") stops the work, even after edits that read finished."""
+    assert classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fixed the flaky test; 50 runs pass.\n\nThings I could look at next, if useful:\n- the "
+        "same pattern in the download test\n- a shared fixture\n\nJust say the word.",
+        "Fixed the bug, tests pass. If you'd rather have B, say so and I'll switch.",
+    ],
+)
+def test_v2_a_request_made_optional_by_the_offer_before_it_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+def test_v2_a_heading_that_names_the_decision_the_section_reports_is_not_an_ask():
+    section = (
+        "\n\nValidate in the API layer (A) or in the model (B)? {}\n\n## Changes\n\n"
+        "- `models/order.py`: the checks\n\nAll tests pass."
+    )
+    decided = "## Decision: where to validate" + section.format("I went with (B): one path.")
+    d = classifier().classify(decided, edited=True)
+    assert not d.asked and d.blocked.get("decided"), d
+    undecided = "## Decision needed: where to validate" + section.format(
+        "The issue doesn't say which path the rows came from."
+    )
+    assert classifier().classify(undecided, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        (
+            "Who knew a trailing slash could break this much? Fixed in router.py: routes now "
+            "match with or without it.",
+            True,
+        ),
+        (
+            "You might wonder: why not just cache node_modules? Because the runners use different "
+            "Node versions, and native modules won't load across them. I haven't changed anything.",
+            False,
+        ),
+        (
+            "Short answer: yes, it's safe to upgrade sqlalchemy to 2.0.30. The changelog lists bug "
+            "fixes only.",
+            False,
+        ),
+        (
+            "The worker blocked on queue.get() with no timeout. It now polls a stop flag; the "
+            "shutdown test passes.",
+            True,
+        ),
+        (
+            "Client() now verifies certificates. Note: this changes the default, so anyone on "
+            "self-signed endpoints will need to pass verify_ssl=False. Tests pass.",
+            True,
+        ),
+    ],
+)
+def test_v2_exclamations_answers_and_reports_that_read_like_asks_are_not(text, edited):
+    assert not classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Safe to delete old_reports/? Nothing imports it, but it's 400 files.",
+        "I'm blocked on the staging credentials: the test needs STAGING_TOKEN.",
+        "The fix depends on the expected timezone for due_date, which I don't have.",
+        "If you have the original crash log, that would settle whether it's the parser.",
+    ],
+)
+def test_v2_the_asks_beside_them_still_ask(text):
+    assert classifier().classify(text).asked
 
 
 # -- reclassify, harvest, labels --------------------------------------------------------------

@@ -32,7 +32,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from capabench.swe.asks.answers import RHETORICAL, answer, echoes
+from capabench.swe.asks.answers import ANTICIPATED, RHETORICAL, answer, echoes, explained
+from capabench.swe.asks.gate import Gate
 from capabench.swe.asks.reading import Unit, is_question, prose, split_units
 from capabench.swe.asks.verdict import Detection
 
@@ -77,6 +78,10 @@ class SpeechActClassifier:
     acted: re.Pattern
     reported_work: re.Pattern  # a unit reporting the agent's own change ("I changed ...")
     changed_state: re.Pattern  # what the change made so ("the server now reloads ...")
+    continues: re.Pattern  # a request's purpose: the agent goes on ("so I can ...", "and I'll")
+    bare_request: re.Pattern  # a closing request that names nothing ("Just say the word!")
+    optional_marker: re.Pattern  # what marks offers optional ("if you're interested")
+    decision_label: re.Pattern  # a heading naming the section's decision ("Decision: ...")
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -117,6 +122,10 @@ class SpeechActClassifier:
                     "acted",
                     "reported_work",
                     "changed_state",
+                    "continues",
+                    "bare_request",
+                    "optional_marker",
+                    "decision_label",
                 )
             },
             any_act=one([p for v in acts.values() for p in v]),
@@ -129,7 +138,7 @@ class SpeechActClassifier:
     def classify(self, message: str, *, edited: bool = False) -> Detection:
         text = prose(message)
         found = split_units(text, self.reported_heading)
-        gate = _Gate(self, text)
+        gate = Gate(self, text)
         counted: list[str] = []
         categories: set[str] = set()
         blocked: dict[str, int] = {}
@@ -146,6 +155,15 @@ class SpeechActClassifier:
             before = found[i - 1] if i and found[i - 1].paragraph == unit.paragraph else None
             if "need" not in acts and self._offer(unit) and gate.done(edited):
                 blocker = "offer"
+            elif (
+                acts == {"request"}
+                and self.bare_request.search(unit.text)
+                and any(self.optional_marker.search(u.text) for u in found[max(0, i - 4) : i])
+            ):
+                blocker = "offer"  # "Things I could do next, if useful: ... Just say the word!"
+            elif unit.heading and self.decision_label.search(unit.text):
+                # "## Decision: where to validate" over a section that reports it taken
+                blocker = "decided" if self._section_decided(found, i) else None
             elif is_question(unit.text) and after and self._blocks(after[0], "offer"):
                 # "Should the exit code change too? Happy to do that separately.": the offer
                 # after it makes the question optional.
@@ -215,6 +233,15 @@ class SpeechActClassifier:
             blocked=blocked,
             questions_with_edits=would_ask and edited and not asked,
         )
+
+    def _section_decided(self, found: list[Unit], i: int) -> bool:
+        """Whether the units under heading `i` report a decision ("I went with (B): ...")."""
+        section = []
+        for unit in found[i + 1 : i + 6]:
+            if unit.heading:
+                break
+            section.append(unit)
+        return any(self.acted.search(u.text) or self.decided.search(u.text) for u in section)
 
     def _settled(self, rest: list[Unit]) -> bool:
         """Whether the units after an edited turn's last asking unit report the agent's own
@@ -310,6 +337,13 @@ class SpeechActClassifier:
             if self.any_act.search(unit.text)
             else set()
         )
+        if (
+            "request" in acts
+            and self.continues.search(unit.text)
+            and not self.optional_marker.search(unit.text)  # "If you'd rather B, say so and I'll"
+            and not any(self._blocks(unit, name) for name in ("offer", "pleasantry"))
+        ):
+            acts.add("need")  # "Add X to the chat so I can ...": the agent goes on with it
         if is_question(unit.text):
             acts.add("question")
         elif (
@@ -338,6 +372,9 @@ class SpeechActClassifier:
             return "reported"
         if unit.posed:
             return "self_answered"
+        asked = ANTICIPATED.sub("", unit.text)  # "You might wonder: why not ...?"
+        if after and not is_question(after[0].text) and explained(asked, after[0].text):
+            return "self_answered"  # "Why not cache it? Because ..."
         # Answered right after: a plain yes/no, or anything not held open by what follows.
         if after and self.strong_answers.search(answer(after[0].text)):
             return "self_answered"
@@ -347,43 +384,14 @@ class SpeechActClassifier:
             return "self_answered"
         if self._decided(unit, after, before):
             return "self_answered"
-        explained = bool(after) and not is_question(after[0].text)
+        followed = bool(after) and not is_question(after[0].text)
         if (
-            explained
-            and RHETORICAL.search(unit.text)
-            and not self.addressed.search(unit.text)
+            followed
+            and RHETORICAL.search(asked)
+            and not self.addressed.search(asked)
             and not any(self.open.search(u.text) for u in after)  # "... I stopped there."
         ):
             return "self_answered"
         if unit.heading and not self.addressed.search(unit.text):
             return "self_answered"  # a heading that poses the question the text answers
         return None
-
-
-class _Gate:
-    """Whether the work reads finished or unfinished, searched only when a verdict needs it."""
-
-    def __init__(self, clf: SpeechActClassifier, text: str) -> None:
-        self.clf, self.text, self._seen = clf, text, {}
-
-    def _has(self, name: str) -> bool:
-        if name not in self._seen:
-            self._seen[name] = bool(getattr(self.clf, name).search(self.text))
-        return self._seen[name]
-
-    def unfinished(self) -> bool:
-        return self._has("unfinished_strong") or self._has("unfinished")
-
-    def finished(self) -> bool:
-        return self._has("finished")
-
-    def stuck(self) -> bool:
-        return self._has("unfinished_strong")
-
-    def done(self, edited: bool) -> bool:
-        """Whether "Shall I also ...?" offers more work after the task's own work: after edits,
-        unless the text says that work is unfinished ("haven't merged it", "stopped before
-        ..."); without edits, only when the turn found nothing to change."""
-        if self._has("unfinished_strong"):
-            return False
-        return True if edited else self._has("no_change")
