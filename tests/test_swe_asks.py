@@ -396,8 +396,8 @@ def test_v2_a_conditional_offer_after_finished_work_is_not_an_ask():
         "Swapped the key to include the build hash, so stale entries stop matching.",
         "## Fix\n\nSound familiar? Same race as the upload test.\n\n- `jobs/queue.py` now "
         "flushes before returning\n- Extracted the wait into `jobs/sync.py`",
-        "Do we really need a restart to reload the certs? Not anymore. The server reloads "
-        "them on SIGHUP; I tested it with a new cert.",
+        "Do we really need a restart to reload the certs? The server now reloads them on "
+        "SIGHUP; I tested it with a new cert.",
         "What's the fix, in short? Close the handle in `finally`. The leak test now shows a "
         "flat count.",
     ],
@@ -552,6 +552,50 @@ def test_v2_exclamations_answers_and_reports_that_read_like_asks_are_not(text, e
     ],
 )
 def test_v2_the_asks_beside_them_still_ask(text):
+    assert classifier().classify(text).asked
+
+
+def test_v2_questions_listed_under_an_optional_heading_are_offers():
+    text = (
+        "## Summary\n\n- `cli/main.py`: `--verbose` now raises the http log level\n\n"
+        "## Next steps (optional)\n\n- Document the flag?\n- Drop the old `-V` alias?"
+    )
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.blocked.get("offer") == 2, d
+
+
+def test_v2_options_labelled_on_their_own_lines_ask_until_one_is_taken():
+    options = "A: keep `--force` as an alias.\nB: remove it and print a hint.\n\n"
+    assert classifier().classify(options + "Either is a small change.").asked
+    listed = "Two approaches were possible:\n\n1. patch at import time\n2. a custom adapter\n\n"
+    d = classifier().classify(listed + "I used the adapter. Tests pass.", edited=True)
+    assert not d.asked and d.blocked.get("decided"), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Any regressions? None in the 312-test suite. The change is confined to the queue.",
+        "Could this double-send emails? Not anymore. The send is keyed on message_id now.",
+        "Each request now gets its own session, closed in finally - so no session outlives its "
+        "request, right? That's the invariant the new test asserts.",
+    ],
+)
+def test_v2_after_edits_a_question_answered_by_none_or_its_own_test_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Without the production API key I can't go further; the sandbox returns canned data.",
+        "Can't reproduce without the customer's dataset. The synthetic one passes.",
+        "If you can grab a HAR file from the failing browser, I can see which header is missing.",
+        "This should be per tenant, right? That's how the quota table is keyed, but the issue "
+        'says "per account".',
+    ],
+)
+def test_v2_needs_conditionals_and_tag_questions_about_the_task_ask(text):
     assert classifier().classify(text).asked
 
 

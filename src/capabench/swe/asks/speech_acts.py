@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from capabench.swe.asks.answers import ANTICIPATED, RHETORICAL, answer, echoes, explained
 from capabench.swe.asks.gate import Gate
+from capabench.swe.asks.layout import labelled, list_after, list_intro, section
 from capabench.swe.asks.reading import Unit, is_question, prose, split_units
 from capabench.swe.asks.verdict import Detection
 
@@ -43,6 +44,7 @@ _FIRM = frozenset({"need", "go_ahead", "choice", "held_open"})
 # Acts a one-clause report of the agent's own work can't perform ("Updated the FAQ entry to say
 # yes", "I changed the test to pick a free port"); a need it states still counts.
 _REPORTED_AWAY = frozenset({"request", "go_ahead", "choice"})
+_BUILT = frozenset({"version", "acts", "blockers", "any_act"})  # fields not read by key
 _CLAUSE = re.compile(r"[;:—–]|\s-\s")
 # A report that goes on to a doubt ("I've implemented per file, but if it's per request ...")
 # leaves the question before it open.
@@ -82,6 +84,7 @@ class SpeechActClassifier:
     bare_request: re.Pattern  # a closing request that names nothing ("Just say the word!")
     optional_marker: re.Pattern  # what marks offers optional ("if you're interested")
     decision_label: re.Pattern  # a heading naming the section's decision ("Decision: ...")
+    tag_question: re.Pattern  # "It should be X, right?": only a yes/no or decision answers it
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -98,36 +101,8 @@ class SpeechActClassifier:
             version=f"v{data['version']}",
             acts={k: one(v) for k, v in acts.items()},
             blockers={k: one(v) for k, v in data["blockers"].items()},
-            **{
-                key: one(data[key])
-                for key in (
-                    "answer_openers",
-                    "strong_answers",
-                    "answer_endings",
-                    "addressed",
-                    "reported_heading",
-                    "unfinished",
-                    "finished",
-                    "unfinished_strong",
-                    "no_change",
-                    "offer_questions",
-                    "deferring_alternative",
-                    "open",
-                    "decided",
-                    "option_intro",
-                    "option_taken",
-                    "held_open",
-                    "requirement_questions",
-                    "more_work",
-                    "acted",
-                    "reported_work",
-                    "changed_state",
-                    "continues",
-                    "bare_request",
-                    "optional_marker",
-                    "decision_label",
-                )
-            },
+            # every other field is one config key of that name, compiled
+            **{f.name: one(data[f.name]) for f in fields(cls) if f.name not in _BUILT},
             any_act=one([p for v in acts.values() for p in v]),
         )
 
@@ -163,7 +138,11 @@ class SpeechActClassifier:
                 blocker = "offer"  # "Things I could do next, if useful: ... Just say the word!"
             elif unit.heading and self.decision_label.search(unit.text):
                 # "## Decision: where to validate" over a section that reports it taken
-                blocker = "decided" if self._section_decided(found, i) else None
+                taken = [self.acted, self.decided]
+                decided = any(p.search(u.text) for u in section(found, i) for p in taken)
+                blocker = "decided" if decided else None
+            elif unit.item and is_question(unit.text) and self._optional_list(found, i):
+                blocker = "offer"  # "## Next steps (optional)" over "- Drop the old alias?"
             elif is_question(unit.text) and after and self._blocks(after[0], "offer"):
                 # "Should the exit code change too? Happy to do that separately.": the offer
                 # after it makes the question optional.
@@ -190,8 +169,11 @@ class SpeechActClassifier:
                 # "Two ways: A, or B. Which is better? A, since ...": the question's answer
                 # decides the choice too.
                 rest = [u for u in found[i + 1 : i + 4] if u.paragraph == unit.paragraph]
+                items, later = list_after(found, i)
                 if rest and is_question(rest[0].text):
                     decided = self._decided(rest[0], rest[1:], unit)
+                elif len(items) >= 2:  # "Two approaches were possible:" over a list
+                    decided = self._taken(items + later)
                 else:
                     decided = self._decided(unit, after, before)
                 blocker = "decided" if decided else None
@@ -234,15 +216,6 @@ class SpeechActClassifier:
             questions_with_edits=would_ask and edited and not asked,
         )
 
-    def _section_decided(self, found: list[Unit], i: int) -> bool:
-        """Whether the units under heading `i` report a decision ("I went with (B): ...")."""
-        section = []
-        for unit in found[i + 1 : i + 6]:
-            if unit.heading:
-                break
-            section.append(unit)
-        return any(self.acted.search(u.text) or self.decided.search(u.text) for u in section)
-
     def _settled(self, rest: list[Unit]) -> bool:
         """Whether the units after an edited turn's last asking unit report the agent's own
         change, without turning to a doubt ("I made it both", "The server now reloads them")."""
@@ -280,23 +253,27 @@ class SpeechActClassifier:
         return not re.search(r",? or\b", head)
 
     def _option_list(self, found: list[Unit]) -> str:
-        """An intro line offering options ("Options for the duplicate-email case:") over two or
-        more list items, none of them taken and none taken after: the intro, or ""."""
+        """Options offered and none taken: an intro line ("Options for the duplicate-email
+        case:") over two or more list items, or lines labelled "A:", "B:"; none of them taken
+        and none taken after. The intro or first option, or ""."""
         for i, unit in enumerate(found):
-            if unit.item or not self.option_intro.search(unit.text):
+            options = labelled(found, i)
+            if len(options) >= 2:
+                rest = found[i + len(options) : i + len(options) + 2]
+            elif unit.item or not self.option_intro.search(unit.text):
                 continue
-            items = []
-            for later in found[i + 1 :]:
-                if not later.item:
-                    break
-                items.append(later)
-            if len(items) < 2:
-                continue
-            rest = found[i + 1 + len(items) : i + 3 + len(items)]
-            if any(self.option_taken.search(u.text) for u in items + rest):
-                continue
-            return unit.text
+            else:
+                options, rest = list_after(found, i)
+            if len(options) >= 2 and not self._taken(options + rest):
+                return unit.text
         return ""
+
+    def _optional_list(self, found: list[Unit], i: int) -> bool:
+        intro = list_intro(found, i)
+        return bool(intro and self.optional_marker.search(intro.text))
+
+    def _taken(self, units: list[Unit]) -> bool:
+        return any(self.option_taken.search(u.text) for u in units)
 
     def _decided(
         self, unit: Unit, after: list[Unit], before: Unit | None, strict: bool = False
@@ -382,8 +359,8 @@ class SpeechActClassifier:
             self.strong_answers.search(u.text) or self.answer_endings.search(u.text) for u in after
         ):
             return "self_answered"
-        if self._decided(unit, after, before):
-            return "self_answered"
+        if self._decided(unit, after, before, strict=bool(self.tag_question.search(unit.text))):
+            return "self_answered"  # not "Per tenant, right? That's how the table is keyed"
         followed = bool(after) and not is_question(after[0].text)
         if (
             followed
