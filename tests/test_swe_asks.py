@@ -599,6 +599,41 @@ def test_v2_needs_conditionals_and_tag_questions_about_the_task_ask(text):
     assert classifier().classify(text).asked
 
 
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("Token needed for the private registry.", False),
+        ("Still no access to the infra repo, so the Terraform side is untouched.", True),
+        ("I'd want a second opinion on the locking before this goes further.", True),
+        (
+            "The import can treat duplicate SKUs three ways:\n\n- skip them\n- merge them\n"
+            "- reject the file\n\nOne of these has to be chosen before the import can run.",
+            False,
+        ),
+        (
+            "Why does the worker pull from both queues? The README says only `high`, the code "
+            "pulls both. I didn't change the worker.",
+            False,
+        ),
+    ],
+)
+def test_v2_short_needs_an_option_still_to_be_chosen_and_sources_that_disagree_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Possible fixes:\n\n1. a bigger pool\n2. release the connection early\n\nI did 2; "
+        "1 only hides the leak. Tests pass.",
+        "I followed the issue's rounding. Tell me if the spec should win and I'll switch it.",
+        "I updated the copy. Should the 500 page match? Not needed for this ticket.",
+    ],
+)
+def test_v2_after_edits_an_option_taken_by_number_or_an_offer_to_revise_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
 # -- reclassify, harvest, labels --------------------------------------------------------------
 
 
