@@ -634,6 +634,27 @@ def test_v2_after_edits_an_option_taken_by_number_or_an_offer_to_revise_is_not_a
     assert not classifier().classify(text, edited=True).asked
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let me know what the max payload should be. I've stubbed the validator where the limit "
+        "goes.",
+        "Want me to also apply the same fix to v1? Without it, the v1 endpoints keep returning "
+        "500, and the issue lists v1 as affected.",
+    ],
+)
+def test_v2_after_edits_a_request_about_the_task_or_an_offer_the_task_needs_asks(text):
+    assert classifier().classify(text, edited=True).asked
+
+
+def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
+    options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
+    d = classifier().classify(options + "I'd lean A, but it changes the contract.")
+    assert d.asked and "choice" in d.categories, d
+    d = classifier().classify("Works on 1.x? and 2.x? Both, the code is shared.", edited=True)
+    assert not d.asked and d.blocked.get("self_answered") == 2, d
+
+
 # -- reclassify, harvest, labels --------------------------------------------------------------
 
 

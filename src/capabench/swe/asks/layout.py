@@ -9,6 +9,8 @@ import re
 from capabench.swe.asks.reading import Unit
 
 _LABEL = re.compile(r"^(?:option |approach |choice |plan )?\(?([a-d1-4])\)?\s*[:—–]\s*\S", re.I)
+# "**A.** Return partial results": the label alone, split from its option at the full stop
+_BARE_LABEL = re.compile(r"^(?:option |approach )?\(?([a-d])\)?[.:)]?$", re.I)
 
 
 def list_after(found: list[Unit], i: int) -> tuple[list[Unit], list[Unit]]:
@@ -22,17 +24,21 @@ def list_after(found: list[Unit], i: int) -> tuple[list[Unit], list[Unit]]:
 
 
 def labelled(found: list[Unit], i: int) -> list[Unit]:
-    """The units from `i` labelled in order, "A:", "B:", ... or "1:", "2:", ...: options
-    written without list markup ([] unless unit `i` is labelled "A" or "1")."""
+    """The options labelled in order from unit `i`, "A:", "B:", ... or "1:", "2:", ..., or
+    "**A.** ...": options written without list markup ([] unless unit `i` is labelled "A" or
+    "1")."""
     run: list[Unit] = []
     previous = ""
-    for unit in found[i:]:
-        label = _LABEL.match(unit.text)
+    j = i
+    while j < len(found):
+        label = _LABEL.match(found[j].text) or _BARE_LABEL.match(found[j].text)
         mark = label.group(1).lower() if label else ""
         if not mark or (ord(mark) != ord(previous) + 1 if previous else mark not in "a1"):
             break
-        run.append(unit)
+        bare = label.re is _BARE_LABEL and j + 1 < len(found)
+        run.append(found[j + 1] if bare else found[j])
         previous = mark
+        j += 2 if bare else 1
     return run
 
 

@@ -45,6 +45,7 @@ _FIRM = frozenset({"need", "go_ahead", "choice", "held_open"})
 # yes", "I changed the test to pick a free port"); a need it states still counts.
 _REPORTED_AWAY = frozenset({"request", "go_ahead", "choice"})
 _BUILT = frozenset({"version", "acts", "blockers", "any_act"})  # fields not read by key
+_CHAINED = re.compile(r"(?:and|or) [^?]{1,30}\?$")  # lower case: it goes on from the last mark
 _CLAUSE = re.compile(r"[;:—–]|\s-\s")
 # A report that goes on to a doubt ("I've implemented per file, but if it's per request ...")
 # leaves the question before it open.
@@ -122,7 +123,10 @@ class SpeechActClassifier:
             acts = self._acts(unit)
             if not acts:
                 continue
-            after = [u for u in found[i + 1 : i + 3] if u.paragraph == unit.paragraph]
+            after = [u for u in found[i + 1 : i + 4] if u.paragraph == unit.paragraph]
+            if after and is_question(after[0].text) and _CHAINED.match(after[0].text):
+                after = after[1:]  # "Works on 1.x? and 2.x? Both, ...": one question, two marks
+            after = after[:2]
             if not after and i + 1 < len(found) and is_question(unit.text):
                 # A question that ends its paragraph may be answered by the next one
                 # ("Does this change the API?" / "No: only the private codec changed.").
@@ -259,7 +263,8 @@ class SpeechActClassifier:
         for i, unit in enumerate(found):
             options = labelled(found, i)
             if len(options) >= 2:
-                rest = found[i + len(options) : i + len(options) + 2]
+                end = next(k for k in range(i, len(found)) if found[k] is options[-1]) + 1
+                rest = found[end : end + 2]
             elif unit.item or not self.option_intro.search(unit.text):
                 continue
             else:
