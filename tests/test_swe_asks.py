@@ -647,6 +647,35 @@ def test_v2_after_edits_a_request_about_the_task_or_an_offer_the_task_needs_asks
     assert classifier().classify(text, edited=True).asked
 
 
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("pls share the .env.example you use, the app wont start without the keys", False),
+        ("Open issue: I can't tell if strict=True should also reject unknown values.", True),
+        (
+            "Everything's implemented except the email template, which needs copy from "
+            "marketing. I used placeholder text.",
+            True,
+        ),
+    ],
+)
+def test_v2_casual_requests_open_issues_and_needs_from_others_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Next steps:\n1. Review the diff\n2. Merge when CI is green\n\nNothing else is needed "
+        "from me.",
+        'Three readings of "sort by date": created, modified, due. The screenshot highlights '
+        "due, so I sorted by due date.",
+    ],
+)
+def test_v2_after_edits_a_need_denied_or_a_reading_acted_on_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
 def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
     options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
     d = classifier().classify(options + "I'd lean A, but it changes the contract.")

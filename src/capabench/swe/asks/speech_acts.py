@@ -85,6 +85,7 @@ class SpeechActClassifier:
     bare_request: re.Pattern  # a closing request that names nothing ("Just say the word!")
     optional_marker: re.Pattern  # what marks offers optional ("if you're interested")
     decision_label: re.Pattern  # a heading naming the section's decision ("Decision: ...")
+    no_need: re.Pattern  # a need denied ("Nothing else is needed from me.")
     tag_question: re.Pattern  # "It should be X, right?": only a yes/no or decision answers it
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
@@ -326,6 +327,8 @@ class SpeechActClassifier:
             and not any(self._blocks(unit, name) for name in ("offer", "pleasantry"))
         ):
             acts.add("need")  # "Add X to the chat so I can ...": the agent goes on with it
+        if "need" in acts and self.no_need.search(unit.text):
+            acts.discard("need")
         if is_question(unit.text):
             acts.add("question")
         elif (
