@@ -676,6 +676,34 @@ def test_v2_after_edits_a_need_denied_or_a_reading_acted_on_is_not_an_ask(text):
     assert not classifier().classify(text, edited=True).asked
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done. One question out of curiosity, no action needed: was the 255-char limit chosen "
+        "for MySQL? I kept it.",
+        "Both paths validate the slug now. Shall I squash the three commits, or keep them "
+        "separate? They're small either way.",
+    ],
+)
+def test_v2_after_edits_an_aside_or_a_housekeeping_offer_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Holding the PR as draft until the upstream fix is released. Want me to ship the "
+        "workaround anyway?",
+        "ok i changed the handler but the test still fails. should i update the fixture or is "
+        "the old schema supposed to still work",
+        "The timezone bug is fixed. The rounding fix would change existing totals. OK to "
+        "include it here, or separate issue?",
+    ],
+)
+def test_v2_after_edits_held_work_an_unmarked_question_and_a_go_ahead_to_include_ask(text):
+    assert classifier().classify(text, edited=True).asked
+
+
 def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
     options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
     d = classifier().classify(options + "I'd lean A, but it changes the contract.")
