@@ -704,6 +704,43 @@ def test_v2_after_edits_held_work_an_unmarked_question_and_a_go_ahead_to_include
     assert classifier().classify(text, edited=True).asked
 
 
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("Won't be able to finish the export without the customer's column mapping.", True),
+        ("(A) migrate now, short downtime\n(B) migrate in the background", False),
+        (
+            "So... should I keep going with the refactor? It's grown past the issue's scope and "
+            "I'd rather check before touching the public API.",
+            True,
+        ),
+        (
+            "Checklist:\n\n- [x] parser accepts `1e3`\n- [ ] changelog entry: which section, "
+            '"Fixed" or "Changed"?',
+            True,
+        ),
+    ],
+)
+def test_v2_needs_lettered_options_a_go_on_question_and_an_open_checkbox_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ways this could be fixed:\n\n- cap retries at 3\n- cap retries by elapsed time\n\n"
+        "A count cap wouldn't help; I capped by elapsed time. Test added.",
+        "Does the new endpoint need auth? I went by the other admin endpoints: all require "
+        "the admin scope, so this one does too.",
+        "Next steps\n- [ ] Should we drop the old client? (not needed for this fix)\n\nThe "
+        "fix is merged and tests are green.",
+        "Updated the CLI so it will confirm before deleting. Added tests.",
+    ],
+)
+def test_v2_after_edits_an_option_reported_done_or_a_question_settled_by_analogy_is_not(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
 def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
     options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
     d = classifier().classify(options + "I'd lean A, but it changes the contract.")

@@ -1,6 +1,6 @@
 """How the ask classifier v2 reads a message's layout (its units, from reading.py): the list
 after an intro line, the units under a heading, the line a list item sits under, and options
-labelled on lines of their own ("A: keep the alias", "B: remove it")."""
+labelled on lines of their own ("A: keep the alias", "B: remove it", "(A) migrate now")."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import re
 from capabench.swe.asks.reading import Unit
 
 _LABEL = re.compile(r"^(?:option |approach |choice |plan )?\(?([a-d1-4])\)?\s*[:—–]\s*\S", re.I)
+# "(A) migrate now" / "(B) migrate in the background": list items, their labels read away
+_LETTERED = re.compile(r"^[ \t]*\(?A\)[ \t]+\S[^\n]*\n(?:[ \t]*\n)?[ \t]*\(?B\)[ \t]+\S", re.M)
 # "**A.** Return partial results": the label alone, split from its option at the full stop
 _BARE_LABEL = re.compile(r"^(?:option |approach )?\(?([a-d])\)?[.:)]?$", re.I)
 
@@ -59,3 +61,12 @@ def list_intro(found: list[Unit], i: int) -> Unit | None:
     while j >= 0 and found[j].item:
         j -= 1
     return found[j] if 0 <= j < i else None
+
+
+def lettered_lines(text: str) -> tuple[str, str]:
+    """The first of the options lettered "(A)", "(B)" on lines of their own in `text`, and
+    the text after it; ("", "") when there are none."""
+    found = _LETTERED.search(text)
+    if not found:
+        return "", ""
+    return found.group(0).splitlines()[0].strip(), text[found.start() :]

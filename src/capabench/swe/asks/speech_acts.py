@@ -34,7 +34,7 @@ from pathlib import Path
 
 from capabench.swe.asks.answers import ANTICIPATED, RHETORICAL, answer, echoes, explained
 from capabench.swe.asks.gate import Gate
-from capabench.swe.asks.layout import labelled, list_after, list_intro, section
+from capabench.swe.asks.layout import labelled, lettered_lines, list_after, list_intro, section
 from capabench.swe.asks.reading import Unit, is_question, prose, split_units
 from capabench.swe.asks.verdict import Detection
 
@@ -178,7 +178,7 @@ class SpeechActClassifier:
                 if rest and is_question(rest[0].text):
                     decided = self._decided(rest[0], rest[1:], unit)
                 elif len(items) >= 2:  # "Two approaches were possible:" over a list
-                    decided = self._taken(items + later)
+                    decided = self._taken(items, later, edited)
                 else:
                     decided = self._decided(unit, after, before)
                 blocker = "decided" if decided else None
@@ -194,7 +194,7 @@ class SpeechActClassifier:
             categories |= acts
             counted.append(unit.text)
             last_counted = i
-        options = self._option_list(found)
+        options = self._option_list(found, edited) or self._lettered(text, edited)
         if options:
             categories.add("choice")
             counted.append(options)
@@ -257,7 +257,7 @@ class SpeechActClassifier:
         head = self.deferring_alternative.split(text, maxsplit=1)[0]
         return not re.search(r",? or\b", head)
 
-    def _option_list(self, found: list[Unit]) -> str:
+    def _option_list(self, found: list[Unit], edited: bool) -> str:
         """Options offered and none taken: an intro line ("Options for the duplicate-email
         case:") over two or more list items, or lines labelled "A:", "B:"; none of them taken
         and none taken after. The intro or first option, or ""."""
@@ -270,7 +270,7 @@ class SpeechActClassifier:
                 continue
             else:
                 options, rest = list_after(found, i)
-            if len(options) >= 2 and not self._taken(options + rest):
+            if len(options) >= 2 and not self._taken(options, rest, edited):
                 return unit.text
         return ""
 
@@ -278,8 +278,18 @@ class SpeechActClassifier:
         intro = list_intro(found, i)
         return bool(intro and self.optional_marker.search(intro.text))
 
-    def _taken(self, units: list[Unit]) -> bool:
-        return any(self.option_taken.search(u.text) for u in units)
+    def _taken(self, options: list[Unit], rest: list[Unit], edited: bool) -> bool:
+        """Whether an option is taken: in its own words ("I went with", "I did 2") or, after
+        edits, by a report of the agent's change after the list ("I capped it at 30 s")."""
+        if any(self.option_taken.search(u.text) for u in options + rest):
+            return True
+        return edited and any(self.reported_work.search(u.text) for u in rest)
+
+    def _lettered(self, text: str, edited: bool) -> str:
+        first, rest = lettered_lines(text)
+        if not first or self.option_taken.search(rest):
+            return ""
+        return "" if edited and self.reported_work.search(rest) else first
 
     def _decided(
         self, unit: Unit, after: list[Unit], before: Unit | None, strict: bool = False
