@@ -741,6 +741,13 @@ def test_v2_after_edits_an_option_reported_done_or_a_question_settled_by_analogy
     assert not classifier().classify(text, edited=True).asked
 
 
+def test_v2_an_options_heading_over_a_list_asks_until_one_is_taken():
+    text = "## Options\n\n- redirect them\n- show an empty report\n- return 403\n\n{}"
+    assert classifier().classify(text.format("Each of these is a product decision.")).asked
+    d = classifier().classify(text.format("I went with the redirect. Tests pass."), edited=True)
+    assert not d.asked, d
+
+
 def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
     options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
     d = classifier().classify(options + "I'd lean A, but it changes the contract.")
