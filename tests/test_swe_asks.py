@@ -748,6 +748,25 @@ def test_v2_an_options_heading_over_a_list_asks_until_one_is_taken():
     assert not d.asked, d
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Renamed the internal helpers. Your thoughts on renaming `load()` too? It's the last "
+        "piece of the issue and it breaks callers.",
+        "If that's acceptable, I'll proceed with deleting the 800 orphaned rows.",
+        "Short of the credentials, there's nothing more I can do here. The code side is done.",
+    ],
+)
+def test_v2_after_edits_an_opinion_the_task_waits_on_and_a_conditional_go_ahead_ask(text):
+    assert classifier().classify(text, edited=True).asked
+
+
+def test_v2_need_anything_else_is_a_pleasantry():
+    text = "Need anything else? Just ping me. The importer now handles BOMs."
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.blocked.get("pleasantry"), d
+
+
 def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
     options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
     d = classifier().classify(options + "I'd lean A, but it changes the contract.")

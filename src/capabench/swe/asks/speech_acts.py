@@ -86,7 +86,8 @@ class SpeechActClassifier:
     optional_marker: re.Pattern  # what marks offers optional ("if you're interested")
     decision_label: re.Pattern  # a heading naming the section's decision ("Decision: ...")
     no_need: re.Pattern  # a need denied ("Nothing else is needed from me.")
-    tag_question: re.Pattern  # "It should be X, right?": only a yes/no or decision answers it
+    # questions only a yes/no or a decision answers: "It should be X, right?", "Thoughts on X?"
+    strict_questions: re.Pattern
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -377,8 +378,8 @@ class SpeechActClassifier:
             self.strong_answers.search(u.text) or self.answer_endings.search(u.text) for u in after
         ):
             return "self_answered"
-        if self._decided(unit, after, before, strict=bool(self.tag_question.search(unit.text))):
-            return "self_answered"  # not "Per tenant, right? That's how the table is keyed"
+        if self._decided(unit, after, before, strict=bool(self.strict_questions.search(unit.text))):
+            return "self_answered"  # not "Thoughts on X? It's the last piece of the issue."
         followed = bool(after) and not is_question(after[0].text)
         if (
             followed
