@@ -767,6 +767,26 @@ def test_v2_need_anything_else_is_a_pleasantry():
     assert not d.asked and d.blocked.get("pleasantry"), d
 
 
+def test_v2_after_edits_a_yes_no_follow_up_under_next_steps_is_an_offer():
+    report = "Summary\n- `cli/filters.py:31`: normalise to UTC\n- 3 tests\n\nNext steps\n- {}"
+    d = classifier().classify(report.format("backport to `1.4`? same code"), edited=True)
+    assert not d.asked and d.blocked.get("offer"), d
+    asked = "Getting under 2s means caching or a lighter renderer. Which do you prefer?"
+    assert classifier().classify(report.format(asked), edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The test expects ValueError, the docs say TypeError. Which should it raise? I've "
+        "fixed the rest of the validation.",
+        "It needs a cache or a new renderer. I don't want to add a dependency without checking.",
+    ],
+)
+def test_v2_after_edits_the_rest_done_or_a_change_held_for_a_check_asks(text):
+    assert classifier().classify(text, edited=True).asked
+
+
 def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
     options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
     d = classifier().classify(options + "I'd lean A, but it changes the contract.")

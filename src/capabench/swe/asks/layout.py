@@ -25,10 +25,10 @@ def list_after(found: list[Unit], i: int) -> tuple[list[Unit], list[Unit]]:
     return items, found[i + 1 + len(items) : i + 3 + len(items)]
 
 
-def labelled(found: list[Unit], i: int) -> list[Unit]:
+def labelled(found: list[Unit], i: int) -> tuple[list[Unit], list[Unit]]:
     """The options labelled in order from unit `i`, "A:", "B:", ... or "1:", "2:", ..., or
-    "**A.** ...": options written without list markup ([] unless unit `i` is labelled "A" or
-    "1")."""
+    "**A.** ...": options written without list markup (none unless unit `i` is labelled "A"
+    or "1"), and the two units after them."""
     run: list[Unit] = []
     previous = ""
     j = i
@@ -41,7 +41,7 @@ def labelled(found: list[Unit], i: int) -> list[Unit]:
         run.append(found[j + 1] if bare else found[j])
         previous = mark
         j += 2 if bare else 1
-    return run
+    return run, found[j : j + 2]
 
 
 def section(found: list[Unit], i: int, limit: int = 5) -> list[Unit]:

@@ -84,6 +84,7 @@ class SpeechActClassifier:
     continues: re.Pattern  # a request's purpose: the agent goes on ("so I can ...", "and I'll")
     bare_request: re.Pattern  # a closing request that names nothing ("Just say the word!")
     optional_marker: re.Pattern  # what marks offers optional ("if you're interested")
+    follow_up_heading: re.Pattern  # "Next steps" over a list: follow-ups once the work is done
     decision_label: re.Pattern  # a heading naming the section's decision ("Decision: ...")
     no_need: re.Pattern  # a need denied ("Nothing else is needed from me.")
     # questions only a yes/no or a decision answers: "It should be X, right?", "Thoughts on X?"
@@ -147,7 +148,9 @@ class SpeechActClassifier:
                 taken = [self.acted, self.decided]
                 decided = any(p.search(u.text) for u in section(found, i) for p in taken)
                 blocker = "decided" if decided else None
-            elif unit.item and is_question(unit.text) and self._optional_list(found, i):
+            elif (
+                unit.item and is_question(unit.text) and self._optional_list(found, i, gate, edited)
+            ):
                 blocker = "offer"  # "## Next steps (optional)" over "- Drop the old alias?"
             elif is_question(unit.text) and after and self._blocks(after[0], "offer"):
                 # "Should the exit code change too? Happy to do that separately.": the offer
@@ -263,21 +266,22 @@ class SpeechActClassifier:
         case:") over two or more list items, or lines labelled "A:", "B:"; none of them taken
         and none taken after. The intro or first option, or ""."""
         for i, unit in enumerate(found):
-            options = labelled(found, i)
-            if len(options) >= 2:
-                end = next(k for k in range(i, len(found)) if found[k] is options[-1]) + 1
-                rest = found[end : end + 2]
-            elif unit.item or not self.option_intro.search(unit.text):
-                continue
-            else:
+            options, rest = labelled(found, i)
+            if len(options) < 2:
+                if unit.item or not self.option_intro.search(unit.text):
+                    continue
                 options, rest = list_after(found, i)
             if len(options) >= 2 and not self._taken(options, rest, edited):
                 return unit.text
         return ""
 
-    def _optional_list(self, found: list[Unit], i: int) -> bool:
-        intro = list_intro(found, i)
-        return bool(intro and self.optional_marker.search(intro.text))
+    def _optional_list(self, found: list[Unit], i: int, gate: Gate, edited: bool) -> bool:
+        if not (intro := list_intro(found, i)):
+            return False
+        # a yes/no follow-up ("- backport to 1.4?"), not a wh-question ("Which do you prefer?")
+        yes_no = not re.match(r"(?:which|what|how|where|who|when)\b", found[i].text, re.I)
+        follow_up = yes_no and self.follow_up_heading.search(intro.text) and gate.done(edited)
+        return bool(follow_up or self.optional_marker.search(intro.text))
 
     def _taken(self, options: list[Unit], rest: list[Unit], edited: bool) -> bool:
         """Whether an option is taken: in its own words ("I went with", "I did 2") or, after
