@@ -3,7 +3,8 @@
 A message is read as a person reads it (reading.py): its prose (code blocks, inline code, blockquotes and
 quoted questions or printed prompts set aside) split into units (sentences and list items,
 surviving dotted words like "2.x?" and abbreviations), each unit labelled with the acts it
-performs (config/ask_detection_v2.json):
+performs (config/ask_detection_v2.json); its layout (lists, sections, labelled options) is read
+by layout.py, and whether the work reads finished by gate.py:
 
 - asking acts: a question; a request ("Tell me which...", "Reply with A or B"); a statement of
   need ("I'll need X before I can...", "Waiting on your call", "Blocked until I know...");
