@@ -787,6 +787,40 @@ def test_v2_after_edits_the_rest_done_or_a_change_held_for_a_check_asks(text):
     assert classifier().classify(text, edited=True).asked
 
 
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("API key please.", False),
+        ("Can't proceed: no write access to `infra/`.", True),
+        ("One thing I still need: the list of tenants to exclude from the backfill.", True),
+        ("Candidates for the default sort: newest, most relevant, alphabetical.", False),
+        ("If someone on your side can confirm the webhook URL, I'll register it.", True),
+        (
+            "Added the Retry-After handling, but the old fallback still runs first. Can I drop "
+            "the fallback? It's the part that makes the fix actually work.",
+            True,
+        ),
+    ],
+)
+def test_v2_terse_needs_inline_options_and_a_permission_the_fix_waits_on_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Where do the stray temp files come from? export_pdf() never deleted its scratch dir. "
+        "It uses TemporaryDirectory() now.",
+        "Alternatives considered:\n\n- `select_related`\n- a prefetch\n\n`select_related` was "
+        "enough: one query instead of 51. Done in `blog/views.py`.",
+        "Alternatives: quarantine the test, or delete it (it duplicates another). I deleted it.",
+        "Added the Retry-After handling. Can I also drop the old fallback? Nothing uses it now.",
+    ],
+)
+def test_v2_after_edits_a_diagnosis_or_an_option_reported_taken_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
 def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
     options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
     d = classifier().classify(options + "I'd lean A, but it changes the contract.")

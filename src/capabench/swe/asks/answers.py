@@ -10,7 +10,7 @@ import re
 # Questions about the code the agent then answers itself ("How can len(items) be 0? It...",
 # "Where was the time going? 90% in ..."): diagnostic, often in the past tense.
 RHETORICAL = re.compile(
-    r"^(?:so |and |but )?(?:(?:where|what|which|who|when) (?:\w+ ){0,6}?(?:was|were|did|had)\b|(?:was|were|did|had) (?:it|this|that|the)\b|why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended)"
+    r"^(?:so |and |but )?(?:(?:where|what|which|who|when) (?:\w+ ){0,6}?(?:was|were|did|had)\b|(?:was|were|did|had) (?:it|this|that|the)\b|why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did|do) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended)"
     # exclamations dressed as questions ("Who knew a trailing slash could break this much?")
     r"|who knew|who(?:'d| would| could)? have (?:thought|guessed|known)|who would've (?:thought|guessed)|how hard (?:can|could)|guess what|isn't it always|what could (?:possibly )?go wrong)\b",
     re.I,

@@ -184,8 +184,9 @@ class SpeechActClassifier:
                     decided = self._decided(rest[0], rest[1:], unit)
                 elif len(items) >= 2:  # "Two approaches were possible:" over a list
                     decided = self._taken(items, later, edited)
-                else:
-                    decided = self._decided(unit, after, before)
+                else:  # after edits, also by the agent's report of it ("I deleted it, ...")
+                    reported = edited and self._settled(after)
+                    decided = reported or self._decided(unit, after, before)
                 blocker = "decided" if decided else None
             else:
                 blocker = self._blocker(unit, after, before, offers=not gate.stuck())
