@@ -1,15 +1,15 @@
 """Precision and recall of the ask classifiers (v1, v2, an LLM judge) on the public corpus of
 agents' final messages (tests/data/ask_messages: each part written independently of the
-classifiers by a separate writer; `tune`, `dev*` and, since issue 28's second session,
-`heldout3` were used to write v2, the other `heldout*` parts only measured), overall, by edit
-gate and by agent style, and the time per message (wall clock, and CPU time, which a busy
-shared machine disturbs less).
+classifiers by a separate writer; `tune`, `dev*` and, since issue 28's second and third
+sessions, `heldout3` and `heldout4` were used to write v2, the other `heldout*` parts only
+measured), overall, by edit gate and by agent style, and the time per message (wall clock,
+and CPU time, which a busy shared machine disturbs less).
 
     python benchmarks/ask_detection.py [--classifiers v1,v2] [--ask-judge-model local]
         [--part FILE ...] [--show-misses] [--by-kind]
 
 --show-misses prints the messages a classifier gets wrong, except in held-out parts (heldout3
-is development data now);
+and heldout4 are development data now);
 --by-kind counts the errors by the writer's `kind` tag (counts only, in every part).
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from capabench.swe.asks.detection import load
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "ask_messages"
-DEVELOPMENT = {"heldout3"}  # held-out parts since read and tuned on (README.md there)
+DEVELOPMENT = {"heldout3", "heldout4"}  # held-out parts since read and tuned on (README.md there)
 
 
 def _pr(rows: list[tuple[bool, bool]]) -> str:

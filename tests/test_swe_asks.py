@@ -104,7 +104,7 @@ def test_v1_stays_available_by_name_and_v2_is_the_default():
     assert load(CONFIG).version == "v1"
 
 
-WRITTEN_ON = ["tune"] + [f"dev{i}" for i in range(1, 34)]
+WRITTEN_ON = ["tune", "heldout3", "heldout4"] + [f"dev{i}" for i in range(1, 39)]
 
 
 @pytest.mark.parametrize("part", WRITTEN_ON)
@@ -396,8 +396,8 @@ def test_v2_a_conditional_offer_after_finished_work_is_not_an_ask():
         "Swapped the key to include the build hash, so stale entries stop matching.",
         "## Fix\n\nSound familiar? Same race as the upload test.\n\n- `jobs/queue.py` now "
         "flushes before returning\n- Extracted the wait into `jobs/sync.py`",
-        "Do we really need a restart to reload the certs? Not anymore. The server reloads "
-        "them on SIGHUP; I tested it with a new cert.",
+        "Do we really need a restart to reload the certs? The server now reloads them on "
+        "SIGHUP; I tested it with a new cert.",
         "What's the fix, in short? Close the handle in `finally`. The leak test now shows a "
         "flat count.",
     ],
@@ -463,6 +463,370 @@ def test_v2_a_comprehension_tag_after_an_explanation_is_not_an_ask():
 )
 def test_v2_after_edits_an_open_item_or_a_request_to_finish_asks(text):
     assert classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Added the /settings route to app.py. Please add templates/base.html to the chat so I "
+        "can put the nav link there too.",
+        "I changed the loader to read APP_ENV. Add config/defaults.toml to the chat and I'll "
+        "update the keys.",
+        "The migration is written and tested on a copy, but it locks the table for a minute. "
+        "Say the word and I'll run it tonight.",
+    ],
+)
+def test_v2_after_edits_a_request_the_agent_goes_on_from_asks(text):
+    """A request that says the agent continues with the answer ("so I can ...", "and I'll
+    ...") stops the work, even after edits that read finished."""
+    assert classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fixed the flaky test; 50 runs pass.\n\nThings I could look at next, if useful:\n- the "
+        "same pattern in the download test\n- a shared fixture\n\nJust say the word.",
+        "Fixed the bug, tests pass. If you'd rather have B, say so and I'll switch.",
+    ],
+)
+def test_v2_a_request_made_optional_by_the_offer_before_it_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+def test_v2_a_heading_that_names_the_decision_the_section_reports_is_not_an_ask():
+    section = (
+        "\n\nValidate in the API layer (A) or in the model (B)? {}\n\n## Changes\n\n"
+        "- `models/order.py`: the checks\n\nAll tests pass."
+    )
+    decided = "## Decision: where to validate" + section.format("I went with (B): one path.")
+    d = classifier().classify(decided, edited=True)
+    assert not d.asked and d.blocked.get("decided"), d
+    undecided = "## Decision needed: where to validate" + section.format(
+        "The issue doesn't say which path the rows came from."
+    )
+    assert classifier().classify(undecided, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        (
+            "Who knew a trailing slash could break this much? Fixed in router.py: routes now "
+            "match with or without it.",
+            True,
+        ),
+        (
+            "You might wonder: why not just cache node_modules? Because the runners use different "
+            "Node versions, and native modules won't load across them. I haven't changed anything.",
+            False,
+        ),
+        (
+            "Short answer: yes, it's safe to upgrade sqlalchemy to 2.0.30. The changelog lists bug "
+            "fixes only.",
+            False,
+        ),
+        (
+            "The worker blocked on queue.get() with no timeout. It now polls a stop flag; the "
+            "shutdown test passes.",
+            True,
+        ),
+        (
+            "Client() now verifies certificates. Note: this changes the default, so anyone on "
+            "self-signed endpoints will need to pass verify_ssl=False. Tests pass.",
+            True,
+        ),
+    ],
+)
+def test_v2_exclamations_answers_and_reports_that_read_like_asks_are_not(text, edited):
+    assert not classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Safe to delete old_reports/? Nothing imports it, but it's 400 files.",
+        "I'm blocked on the staging credentials: the test needs STAGING_TOKEN.",
+        "The fix depends on the expected timezone for due_date, which I don't have.",
+        "If you have the original crash log, that would settle whether it's the parser.",
+    ],
+)
+def test_v2_the_asks_beside_them_still_ask(text):
+    assert classifier().classify(text).asked
+
+
+def test_v2_questions_listed_under_an_optional_heading_are_offers():
+    text = (
+        "## Summary\n\n- `cli/main.py`: `--verbose` now raises the http log level\n\n"
+        "## Next steps (optional)\n\n- Document the flag?\n- Drop the old `-V` alias?"
+    )
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.blocked.get("offer") == 2, d
+
+
+def test_v2_options_labelled_on_their_own_lines_ask_until_one_is_taken():
+    options = "A: keep `--force` as an alias.\nB: remove it and print a hint.\n\n"
+    assert classifier().classify(options + "Either is a small change.").asked
+    listed = "Two approaches were possible:\n\n1. patch at import time\n2. a custom adapter\n\n"
+    d = classifier().classify(listed + "I used the adapter. Tests pass.", edited=True)
+    assert not d.asked and d.blocked.get("decided"), d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Any regressions? None in the 312-test suite. The change is confined to the queue.",
+        "Could this double-send emails? Not anymore. The send is keyed on message_id now.",
+        "Each request now gets its own session, closed in finally - so no session outlives its "
+        "request, right? That's the invariant the new test asserts.",
+    ],
+)
+def test_v2_after_edits_a_question_answered_by_none_or_its_own_test_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Without the production API key I can't go further; the sandbox returns canned data.",
+        "Can't reproduce without the customer's dataset. The synthetic one passes.",
+        "If you can grab a HAR file from the failing browser, I can see which header is missing.",
+        "This should be per tenant, right? That's how the quota table is keyed, but the issue "
+        'says "per account".',
+    ],
+)
+def test_v2_needs_conditionals_and_tag_questions_about_the_task_ask(text):
+    assert classifier().classify(text).asked
+
+
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("Token needed for the private registry.", False),
+        ("Still no access to the infra repo, so the Terraform side is untouched.", True),
+        ("I'd want a second opinion on the locking before this goes further.", True),
+        (
+            "The import can treat duplicate SKUs three ways:\n\n- skip them\n- merge them\n"
+            "- reject the file\n\nOne of these has to be chosen before the import can run.",
+            False,
+        ),
+        (
+            "Why does the worker pull from both queues? The README says only `high`, the code "
+            "pulls both. I didn't change the worker.",
+            False,
+        ),
+    ],
+)
+def test_v2_short_needs_an_option_still_to_be_chosen_and_sources_that_disagree_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Possible fixes:\n\n1. a bigger pool\n2. release the connection early\n\nI did 2; "
+        "1 only hides the leak. Tests pass.",
+        "I followed the issue's rounding. Tell me if the spec should win and I'll switch it.",
+        "I updated the copy. Should the 500 page match? Not needed for this ticket.",
+    ],
+)
+def test_v2_after_edits_an_option_taken_by_number_or_an_offer_to_revise_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let me know what the max payload should be. I've stubbed the validator where the limit "
+        "goes.",
+        "Want me to also apply the same fix to v1? Without it, the v1 endpoints keep returning "
+        "500, and the issue lists v1 as affected.",
+    ],
+)
+def test_v2_after_edits_a_request_about_the_task_or_an_offer_the_task_needs_asks(text):
+    assert classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("pls share the .env.example you use, the app wont start without the keys", False),
+        ("Open issue: I can't tell if strict=True should also reject unknown values.", True),
+        (
+            "Everything's implemented except the email template, which needs copy from "
+            "marketing. I used placeholder text.",
+            True,
+        ),
+    ],
+)
+def test_v2_casual_requests_open_issues_and_needs_from_others_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Next steps:\n1. Review the diff\n2. Merge when CI is green\n\nNothing else is needed "
+        "from me.",
+        'Three readings of "sort by date": created, modified, due. The screenshot highlights '
+        "due, so I sorted by due date.",
+    ],
+)
+def test_v2_after_edits_a_need_denied_or_a_reading_acted_on_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done. One question out of curiosity, no action needed: was the 255-char limit chosen "
+        "for MySQL? I kept it.",
+        "Both paths validate the slug now. Shall I squash the three commits, or keep them "
+        "separate? They're small either way.",
+    ],
+)
+def test_v2_after_edits_an_aside_or_a_housekeeping_offer_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Holding the PR as draft until the upstream fix is released. Want me to ship the "
+        "workaround anyway?",
+        "ok i changed the handler but the test still fails. should i update the fixture or is "
+        "the old schema supposed to still work",
+        "The timezone bug is fixed. The rounding fix would change existing totals. OK to "
+        "include it here, or separate issue?",
+    ],
+)
+def test_v2_after_edits_held_work_an_unmarked_question_and_a_go_ahead_to_include_ask(text):
+    assert classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("Won't be able to finish the export without the customer's column mapping.", True),
+        ("(A) migrate now, short downtime\n(B) migrate in the background", False),
+        (
+            "So... should I keep going with the refactor? It's grown past the issue's scope and "
+            "I'd rather check before touching the public API.",
+            True,
+        ),
+        (
+            "Checklist:\n\n- [x] parser accepts `1e3`\n- [ ] changelog entry: which section, "
+            '"Fixed" or "Changed"?',
+            True,
+        ),
+    ],
+)
+def test_v2_needs_lettered_options_a_go_on_question_and_an_open_checkbox_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ways this could be fixed:\n\n- cap retries at 3\n- cap retries by elapsed time\n\n"
+        "A count cap wouldn't help; I capped by elapsed time. Test added.",
+        "Does the new endpoint need auth? I went by the other admin endpoints: all require "
+        "the admin scope, so this one does too.",
+        "Next steps\n- [ ] Should we drop the old client? (not needed for this fix)\n\nThe "
+        "fix is merged and tests are green.",
+        "Updated the CLI so it will confirm before deleting. Added tests.",
+    ],
+)
+def test_v2_after_edits_an_option_reported_done_or_a_question_settled_by_analogy_is_not(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+def test_v2_an_options_heading_over_a_list_asks_until_one_is_taken():
+    text = "## Options\n\n- redirect them\n- show an empty report\n- return 403\n\n{}"
+    assert classifier().classify(text.format("Each of these is a product decision.")).asked
+    d = classifier().classify(text.format("I went with the redirect. Tests pass."), edited=True)
+    assert not d.asked, d
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Renamed the internal helpers. Your thoughts on renaming `load()` too? It's the last "
+        "piece of the issue and it breaks callers.",
+        "If that's acceptable, I'll proceed with deleting the 800 orphaned rows.",
+        "Short of the credentials, there's nothing more I can do here. The code side is done.",
+    ],
+)
+def test_v2_after_edits_an_opinion_the_task_waits_on_and_a_conditional_go_ahead_ask(text):
+    assert classifier().classify(text, edited=True).asked
+
+
+def test_v2_need_anything_else_is_a_pleasantry():
+    text = "Need anything else? Just ping me. The importer now handles BOMs."
+    d = classifier().classify(text, edited=True)
+    assert not d.asked and d.blocked.get("pleasantry"), d
+
+
+def test_v2_after_edits_a_yes_no_follow_up_under_next_steps_is_an_offer():
+    report = "Summary\n- `cli/filters.py:31`: normalise to UTC\n- 3 tests\n\nNext steps\n- {}"
+    d = classifier().classify(report.format("backport to `1.4`? same code"), edited=True)
+    assert not d.asked and d.blocked.get("offer"), d
+    asked = "Getting under 2s means caching or a lighter renderer. Which do you prefer?"
+    assert classifier().classify(report.format(asked), edited=True).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The test expects ValueError, the docs say TypeError. Which should it raise? I've "
+        "fixed the rest of the validation.",
+        "It needs a cache or a new renderer. I don't want to add a dependency without checking.",
+    ],
+)
+def test_v2_after_edits_the_rest_done_or_a_change_held_for_a_check_asks(text):
+    assert classifier().classify(text, edited=True).asked
+
+
+@pytest.mark.parametrize(
+    ("text", "edited"),
+    [
+        ("API key please.", False),
+        ("Can't proceed: no write access to `infra/`.", True),
+        ("One thing I still need: the list of tenants to exclude from the backfill.", True),
+        ("Candidates for the default sort: newest, most relevant, alphabetical.", False),
+        ("If someone on your side can confirm the webhook URL, I'll register it.", True),
+        (
+            "Added the Retry-After handling, but the old fallback still runs first. Can I drop "
+            "the fallback? It's the part that makes the fix actually work.",
+            True,
+        ),
+    ],
+)
+def test_v2_terse_needs_inline_options_and_a_permission_the_fix_waits_on_ask(text, edited):
+    assert classifier().classify(text, edited=edited).asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Where do the stray temp files come from? export_pdf() never deleted its scratch dir. "
+        "It uses TemporaryDirectory() now.",
+        "Alternatives considered:\n\n- `select_related`\n- a prefetch\n\n`select_related` was "
+        "enough: one query instead of 51. Done in `blog/views.py`.",
+        "Alternatives: quarantine the test, or delete it (it duplicates another). I deleted it.",
+        "Added the Retry-After handling. Can I also drop the old fallback? Nothing uses it now.",
+    ],
+)
+def test_v2_after_edits_a_diagnosis_or_an_option_reported_taken_is_not_an_ask(text):
+    assert not classifier().classify(text, edited=True).asked
+
+
+def test_v2_bold_lettered_options_ask_and_a_question_continued_after_its_mark_is_one():
+    options = "## Options\n\n**A.** Return partial results.\n**B.** Fail the whole batch.\n\n"
+    d = classifier().classify(options + "I'd lean A, but it changes the contract.")
+    assert d.asked and "choice" in d.categories, d
+    d = classifier().classify("Works on 1.x? and 2.x? Both, the code is shared.", edited=True)
+    assert not d.asked and d.blocked.get("self_answered") == 2, d
 
 
 # -- reclassify, harvest, labels --------------------------------------------------------------

@@ -1,6 +1,7 @@
 """How the ask classifier v2 recognizes an answer to a question: the answer's lead-in
 ("→ Yes", "A: ..."), an answer that names one of the question's own alternatives ("UTC or
-local time?" / "UTC: ..."), and the diagnostic questions an agent asks itself about the code."""
+local time?" / "UTC: ..."), an explanation that answers a why-question, and the diagnostic or
+rhetorical questions an agent asks itself."""
 
 from __future__ import annotations
 
@@ -9,9 +10,26 @@ import re
 # Questions about the code the agent then answers itself ("How can len(items) be 0? It...",
 # "Where was the time going? 90% in ..."): diagnostic, often in the past tense.
 RHETORICAL = re.compile(
-    r"^(?:so |and |but )?(?:(?:where|what|which|who|when) (?:\w+ ){0,6}?(?:was|were|did|had)\b|(?:was|were|did|had) (?:it|this|that|the)\b|why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended))\b",
+    r"^(?:so |and |but )?(?:(?:where|what|which|who|when) (?:\w+ ){0,6}?(?:was|were|did|had)\b|(?:was|were|did|had) (?:it|this|that|the)\b|why|how come|what about|how (?:can|could|does|did|is|was|would)|what (?:causes|caused|happens|happened|went wrong|is going on|broke)|where (?:does|did|do) .{1,40} come from|is (?:this|that|it) (?:a bug|expected|intended)"
+    # exclamations dressed as questions ("Who knew a trailing slash could break this much?")
+    r"|who knew|who(?:'d| would| could)? have (?:thought|guessed|known)|who would've (?:thought|guessed)|how hard (?:can|could)|guess what|isn't it always|what could (?:possibly )?go wrong)\b",
     re.I,
 )
+# A question the agent anticipates for the reader and answers ("You might wonder: why not
+# cache node_modules? Because ..."): the lead-in addresses the reader but asks nothing.
+ANTICIPATED = re.compile(
+    r"^(?:(?:you|one|someone|a reviewer) (?:might|may|could|will) (?:well )?(?:wonder|ask)|the obvious question is)\b[:,]?\s*",
+    re.I,
+)
+
+
+def explained(question: str, reply: str) -> bool:
+    """Whether `reply` opens by explaining a why-question ("Why not cache it? Because the
+    runners differ ..."): an explanation answers it whatever the reasons go on to say."""
+    return bool(
+        re.search(r"^(?:so |and |but )?why\b|\bwhy (?:not|is|was|does|did)\b", question, re.I)
+        and re.match(r"(?:because|since|it's because|that's because)\b", reply, re.I)
+    )
 
 
 _ANSWER_MARK = re.compile(r"^(?:[→\->–—:=\s]+|(?:a|answer)\s*:\s*)+", re.I)

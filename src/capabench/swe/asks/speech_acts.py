@@ -3,7 +3,8 @@
 A message is read as a person reads it (reading.py): its prose (code blocks, inline code, blockquotes and
 quoted questions or printed prompts set aside) split into units (sentences and list items,
 surviving dotted words like "2.x?" and abbreviations), each unit labelled with the acts it
-performs (config/ask_detection_v2.json):
+performs (config/ask_detection_v2.json); its layout (lists, sections, labelled options) is read
+by layout.py, and whether the work reads finished by gate.py:
 
 - asking acts: a question; a request ("Tell me which...", "Reply with A or B"); a statement of
   need ("I'll need X before I can...", "Waiting on your call", "Blocked until I know...");
@@ -29,10 +30,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
-from capabench.swe.asks.answers import RHETORICAL, answer, echoes
+from capabench.swe.asks.answers import ANTICIPATED, RHETORICAL, answer, echoes, explained
+from capabench.swe.asks.gate import Gate
+from capabench.swe.asks.layout import labelled, lettered_lines, list_after, list_intro, section
 from capabench.swe.asks.reading import Unit, is_question, prose, split_units
 from capabench.swe.asks.verdict import Detection
 
@@ -42,6 +45,8 @@ _FIRM = frozenset({"need", "go_ahead", "choice", "held_open"})
 # Acts a one-clause report of the agent's own work can't perform ("Updated the FAQ entry to say
 # yes", "I changed the test to pick a free port"); a need it states still counts.
 _REPORTED_AWAY = frozenset({"request", "go_ahead", "choice"})
+_BUILT = frozenset({"version", "acts", "blockers", "any_act"})  # fields not read by key
+_CHAINED = re.compile(r"(?:and|or) [^?]{1,30}\?$")  # lower case: it goes on from the last mark
 _CLAUSE = re.compile(r"[;:—–]|\s-\s")
 # A report that goes on to a doubt ("I've implemented per file, but if it's per request ...")
 # leaves the question before it open.
@@ -77,6 +82,14 @@ class SpeechActClassifier:
     acted: re.Pattern
     reported_work: re.Pattern  # a unit reporting the agent's own change ("I changed ...")
     changed_state: re.Pattern  # what the change made so ("the server now reloads ...")
+    continues: re.Pattern  # a request's purpose: the agent goes on ("so I can ...", "and I'll")
+    bare_request: re.Pattern  # a closing request that names nothing ("Just say the word!")
+    optional_marker: re.Pattern  # what marks offers optional ("if you're interested")
+    follow_up_heading: re.Pattern  # "Next steps" over a list: follow-ups once the work is done
+    decision_label: re.Pattern  # a heading naming the section's decision ("Decision: ...")
+    no_need: re.Pattern  # a need denied ("Nothing else is needed from me.")
+    # questions only a yes/no or a decision answers: "It should be X, right?", "Thoughts on X?"
+    strict_questions: re.Pattern
     any_act: re.Pattern  # every act's phrases: a unit that matches none performs no act
 
     @classmethod
@@ -93,32 +106,8 @@ class SpeechActClassifier:
             version=f"v{data['version']}",
             acts={k: one(v) for k, v in acts.items()},
             blockers={k: one(v) for k, v in data["blockers"].items()},
-            **{
-                key: one(data[key])
-                for key in (
-                    "answer_openers",
-                    "strong_answers",
-                    "answer_endings",
-                    "addressed",
-                    "reported_heading",
-                    "unfinished",
-                    "finished",
-                    "unfinished_strong",
-                    "no_change",
-                    "offer_questions",
-                    "deferring_alternative",
-                    "open",
-                    "decided",
-                    "option_intro",
-                    "option_taken",
-                    "held_open",
-                    "requirement_questions",
-                    "more_work",
-                    "acted",
-                    "reported_work",
-                    "changed_state",
-                )
-            },
+            # every other field is one config key of that name, compiled
+            **{f.name: one(data[f.name]) for f in fields(cls) if f.name not in _BUILT},
             any_act=one([p for v in acts.values() for p in v]),
         )
 
@@ -129,7 +118,7 @@ class SpeechActClassifier:
     def classify(self, message: str, *, edited: bool = False) -> Detection:
         text = prose(message)
         found = split_units(text, self.reported_heading)
-        gate = _Gate(self, text)
+        gate = Gate(self, text)
         counted: list[str] = []
         categories: set[str] = set()
         blocked: dict[str, int] = {}
@@ -138,7 +127,10 @@ class SpeechActClassifier:
             acts = self._acts(unit)
             if not acts:
                 continue
-            after = [u for u in found[i + 1 : i + 3] if u.paragraph == unit.paragraph]
+            after = [u for u in found[i + 1 : i + 4] if u.paragraph == unit.paragraph]
+            if after and is_question(after[0].text) and _CHAINED.match(after[0].text):
+                after = after[1:]  # "Works on 1.x? and 2.x? Both, ...": one question, two marks
+            after = after[:2]
             if not after and i + 1 < len(found) and is_question(unit.text):
                 # A question that ends its paragraph may be answered by the next one
                 # ("Does this change the API?" / "No: only the private codec changed.").
@@ -146,6 +138,21 @@ class SpeechActClassifier:
             before = found[i - 1] if i and found[i - 1].paragraph == unit.paragraph else None
             if "need" not in acts and self._offer(unit) and gate.done(edited):
                 blocker = "offer"
+            elif (
+                acts == {"request"}
+                and self.bare_request.search(unit.text)
+                and any(self.optional_marker.search(u.text) for u in found[max(0, i - 4) : i])
+            ):
+                blocker = "offer"  # "Things I could do next, if useful: ... Just say the word!"
+            elif unit.heading and self.decision_label.search(unit.text):
+                # "## Decision: where to validate" over a section that reports it taken
+                taken = [self.acted, self.decided]
+                decided = any(p.search(u.text) for u in section(found, i) for p in taken)
+                blocker = "decided" if decided else None
+            elif (
+                unit.item and is_question(unit.text) and self._optional_list(found, i, gate, edited)
+            ):
+                blocker = "offer"  # "## Next steps (optional)" over "- Drop the old alias?"
             elif is_question(unit.text) and after and self._blocks(after[0], "offer"):
                 # "Should the exit code change too? Happy to do that separately.": the offer
                 # after it makes the question optional.
@@ -172,10 +179,14 @@ class SpeechActClassifier:
                 # "Two ways: A, or B. Which is better? A, since ...": the question's answer
                 # decides the choice too.
                 rest = [u for u in found[i + 1 : i + 4] if u.paragraph == unit.paragraph]
+                items, later = list_after(found, i)
                 if rest and is_question(rest[0].text):
                     decided = self._decided(rest[0], rest[1:], unit)
-                else:
-                    decided = self._decided(unit, after, before)
+                elif len(items) >= 2:  # "Two approaches were possible:" over a list
+                    decided = self._taken(items, later, edited)
+                else:  # after edits, also by the agent's report of it ("I deleted it, ...")
+                    reported = edited and self._settled(after)
+                    decided = reported or self._decided(unit, after, before)
                 blocker = "decided" if decided else None
             else:
                 blocker = self._blocker(unit, after, before, offers=not gate.stuck())
@@ -189,7 +200,7 @@ class SpeechActClassifier:
             categories |= acts
             counted.append(unit.text)
             last_counted = i
-        options = self._option_list(found)
+        options = self._option_list(found, edited) or self._lettered(text, edited)
         if options:
             categories.add("choice")
             counted.append(options)
@@ -252,24 +263,40 @@ class SpeechActClassifier:
         head = self.deferring_alternative.split(text, maxsplit=1)[0]
         return not re.search(r",? or\b", head)
 
-    def _option_list(self, found: list[Unit]) -> str:
-        """An intro line offering options ("Options for the duplicate-email case:") over two or
-        more list items, none of them taken and none taken after: the intro, or ""."""
+    def _option_list(self, found: list[Unit], edited: bool) -> str:
+        """Options offered and none taken: an intro line ("Options for the duplicate-email
+        case:") over two or more list items, or lines labelled "A:", "B:"; none of them taken
+        and none taken after. The intro or first option, or ""."""
         for i, unit in enumerate(found):
-            if unit.item or not self.option_intro.search(unit.text):
-                continue
-            items = []
-            for later in found[i + 1 :]:
-                if not later.item:
-                    break
-                items.append(later)
-            if len(items) < 2:
-                continue
-            rest = found[i + 1 + len(items) : i + 3 + len(items)]
-            if any(self.option_taken.search(u.text) for u in items + rest):
-                continue
-            return unit.text
+            options, rest = labelled(found, i)
+            if len(options) < 2:
+                if unit.item or not self.option_intro.search(unit.text):
+                    continue
+                options, rest = list_after(found, i)
+            if len(options) >= 2 and not self._taken(options, rest, edited):
+                return unit.text
         return ""
+
+    def _optional_list(self, found: list[Unit], i: int, gate: Gate, edited: bool) -> bool:
+        if not (intro := list_intro(found, i)):
+            return False
+        # a yes/no follow-up ("- backport to 1.4?"), not a wh-question ("Which do you prefer?")
+        yes_no = not re.match(r"(?:which|what|how|where|who|when)\b", found[i].text, re.I)
+        follow_up = yes_no and self.follow_up_heading.search(intro.text) and gate.done(edited)
+        return bool(follow_up or self.optional_marker.search(intro.text))
+
+    def _taken(self, options: list[Unit], rest: list[Unit], edited: bool) -> bool:
+        """Whether an option is taken: in its own words ("I went with", "I did 2") or, after
+        edits, by a report of the agent's change after the list ("I capped it at 30 s")."""
+        if any(self.option_taken.search(u.text) for u in options + rest):
+            return True
+        return edited and any(self.reported_work.search(u.text) for u in rest)
+
+    def _lettered(self, text: str, edited: bool) -> str:
+        first, rest = lettered_lines(text)
+        if not first or self.option_taken.search(rest):
+            return ""
+        return "" if edited and self.reported_work.search(rest) else first
 
     def _decided(
         self, unit: Unit, after: list[Unit], before: Unit | None, strict: bool = False
@@ -310,6 +337,15 @@ class SpeechActClassifier:
             if self.any_act.search(unit.text)
             else set()
         )
+        if (
+            "request" in acts
+            and self.continues.search(unit.text)
+            and not self.optional_marker.search(unit.text)  # "If you'd rather B, say so and I'll"
+            and not any(self._blocks(unit, name) for name in ("offer", "pleasantry"))
+        ):
+            acts.add("need")  # "Add X to the chat so I can ...": the agent goes on with it
+        if "need" in acts and self.no_need.search(unit.text):
+            acts.discard("need")
         if is_question(unit.text):
             acts.add("question")
         elif (
@@ -338,6 +374,9 @@ class SpeechActClassifier:
             return "reported"
         if unit.posed:
             return "self_answered"
+        asked = ANTICIPATED.sub("", unit.text)  # "You might wonder: why not ...?"
+        if after and not is_question(after[0].text) and explained(asked, after[0].text):
+            return "self_answered"  # "Why not cache it? Because ..."
         # Answered right after: a plain yes/no, or anything not held open by what follows.
         if after and self.strong_answers.search(answer(after[0].text)):
             return "self_answered"
@@ -345,45 +384,16 @@ class SpeechActClassifier:
             self.strong_answers.search(u.text) or self.answer_endings.search(u.text) for u in after
         ):
             return "self_answered"
-        if self._decided(unit, after, before):
-            return "self_answered"
-        explained = bool(after) and not is_question(after[0].text)
+        if self._decided(unit, after, before, strict=bool(self.strict_questions.search(unit.text))):
+            return "self_answered"  # not "Thoughts on X? It's the last piece of the issue."
+        followed = bool(after) and not is_question(after[0].text)
         if (
-            explained
-            and RHETORICAL.search(unit.text)
-            and not self.addressed.search(unit.text)
+            followed
+            and RHETORICAL.search(asked)
+            and not self.addressed.search(asked)
             and not any(self.open.search(u.text) for u in after)  # "... I stopped there."
         ):
             return "self_answered"
         if unit.heading and not self.addressed.search(unit.text):
             return "self_answered"  # a heading that poses the question the text answers
         return None
-
-
-class _Gate:
-    """Whether the work reads finished or unfinished, searched only when a verdict needs it."""
-
-    def __init__(self, clf: SpeechActClassifier, text: str) -> None:
-        self.clf, self.text, self._seen = clf, text, {}
-
-    def _has(self, name: str) -> bool:
-        if name not in self._seen:
-            self._seen[name] = bool(getattr(self.clf, name).search(self.text))
-        return self._seen[name]
-
-    def unfinished(self) -> bool:
-        return self._has("unfinished_strong") or self._has("unfinished")
-
-    def finished(self) -> bool:
-        return self._has("finished")
-
-    def stuck(self) -> bool:
-        return self._has("unfinished_strong")
-
-    def done(self, edited: bool) -> bool:
-        """Whether "Shall I also ...?" offers more work after the task's own work: after edits,
-        unless the text says that work is unfinished ("haven't merged it", "stopped before
-        ..."); without edits, only when the turn found nothing to change."""
-        if self._has("unfinished_strong"):
-            return False
-        return True if edited else self._has("no_change")
