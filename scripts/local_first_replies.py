@@ -27,7 +27,7 @@ from pathlib import Path
 
 from capabench.benchmark import default_benchmark_path, load_benchmark
 from capabench.history import HistoryEnv, condition
-from capabench.models import Message
+from capabench.models import Message, ReplyOptions
 from capabench.models.local import LocalModel, embedded_gguf
 from capabench.player import select_sessions
 from capabench.records import TURN_BUDGET, Turn
@@ -107,7 +107,7 @@ def main() -> None:
                 if args.prose_only:  # the same messages, one more stop string
                     messages = [Message(role="system", content=assistant.system)]
                     messages.append(Message(role="user", content=session.request))
-                    completion = model.complete(messages, stop=("```", *STOPS))
+                    completion = model.complete(messages, ReplyOptions(stop=("```", *STOPS)))
                     text = completion.text
                 else:
                     text = assistant.reply([Turn(role="user", text=session.request)])

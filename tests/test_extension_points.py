@@ -33,7 +33,7 @@ class Echo:
     def __init__(self, name):
         self.name = name
 
-    def complete(self, messages, *, json_object=False, schema=None, stop=()):
+    def complete(self, messages, reply=None):
         return Completion(text="```python\\ndef f():\\n    return 0\\n```", model=self.name,
                           input_tokens=7, output_tokens=5)
 

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("llama_cpp", reason="needs the local extra (scripts/main.sh installs it)")
 
-from capabench.models import Message, ModelOptions, make_model
+from capabench.models import PLAIN, Message, ModelOptions, make_model
 from capabench.models.local import LocalModelError, embedded_gguf
 from capabench.models.serve import serve_model
 
@@ -92,9 +92,9 @@ def test_mem0_builds_memories_with_the_embedded_model_served_locally():
     class Counting:
         name = model.name
 
-        def complete(self, messages, *, json_object=False, schema=None, stop=()):
-            calls.append(json_object)
-            return model.complete(messages, json_object=json_object)
+        def complete(self, messages, reply=PLAIN):
+            calls.append(reply.json_object)
+            return model.complete(messages, reply)
 
     turns = [
         SimpleNamespace(role="user", text="Write a function that lists the files in a folder."),

@@ -5,7 +5,14 @@ import time
 
 import pytest
 
-from capabench.models import InfraError, Message, ModelOptions, make_model
+from capabench.models import (
+    JSON_OBJECT,
+    InfraError,
+    Message,
+    ModelOptions,
+    ReplyOptions,
+    make_model,
+)
 from capabench.models.cache import ResponseCache, request_key
 from capabench.models.errors import retry_after_seconds
 from capabench.models.pricing import cost, load_prices
@@ -71,7 +78,7 @@ def test_json_mode_reaches_the_endpoint_and_keys_the_cache_apart(tmp_path):
     with FakeOpenAI(lambda m: '{"a": 1}') as server:
         model = make_model("openai/m", _options(server, [], cache=str(tmp_path / "c.sqlite")))
         plain = model.complete(HELLO)
-        as_json = model.complete(HELLO, json_object=True)
+        as_json = model.complete(HELLO, JSON_OBJECT)
     assert "response_format" not in server.requests[0]
     assert server.requests[1]["response_format"] == {"type": "json_object"}
     assert not plain.cached and not as_json.cached  # not the plain answer served from cache
@@ -205,10 +212,10 @@ def test_stop_sequences_and_schemas_reach_the_endpoint_and_the_cache_key(tmp_pat
     with FakeOpenAI(lambda messages: "Here:\n```python\ndef f():\n    return 1") as server:
         options = _options(server, [], cache=str(tmp_path / "cache.sqlite"))
         model = make_model("openai/m", options)
-        model.complete(HELLO, schema=schema)
-        model.complete(HELLO, stop=(CODE_END,))
+        model.complete(HELLO, ReplyOptions(schema=schema))
+        model.complete(HELLO, ReplyOptions(stop=(CODE_END,)))
         model.complete(HELLO)
-        model.complete(HELLO, stop=(CODE_END,))  # cached
+        model.complete(HELLO, ReplyOptions(stop=(CODE_END,)))  # cached
         assistant = ModelAssistant(model, stop_after_code=True)
         reply = assistant.reply([Turn(role="user", text="Write f.")])
     first, second, third = server.requests[:3]

@@ -15,7 +15,7 @@ import pytest
 
 from capabench.conventions import REGISTRY
 from capabench.metrics import summarize
-from capabench.models import ModelOptions
+from capabench.models import PLAIN, ModelOptions
 from capabench.models.retry import RetryPolicy
 from capabench.records import SessionRun
 from capabench.report import load_runs
@@ -104,12 +104,12 @@ def test_faulty_endpoint_loses_no_session(built, pool, tmp_path):
         runner = Runner(config, bench, tmp_path / "run", pool=pool)
         real_complete = runner.player.model.complete
 
-        def complete(messages):
+        def complete(messages, reply=PLAIN):
             if fail_always["on"] and any(m.content == doomed for m in messages):
                 from capabench.models import InfraError
 
                 raise InfraError("endpoint down for this session")
-            return real_complete(messages)
+            return real_complete(messages, reply)
 
         runner.player.model.complete = complete
         results = runner.run()

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from capabench.annotate.agree import mechanism_named
-from capabench.models import ChatModel, Message
+from capabench.models import JSON_OBJECT, ChatModel, Message
 
 PROMPT = """A user asked a coding assistant for something and left one thing unsaid, which the
 assistant had to know to satisfy them. Which mechanism made it go unsaid? Choose one of:
@@ -44,7 +44,7 @@ def rate_with_model(model: ChatModel, kit: Path, name: str) -> tuple[Path, int]:
             prompt = PROMPT.format(
                 choices=choices, request=row["request"], statement=row["statement"]
             )
-            text = model.complete([Message(role="user", content=prompt)], json_object=True).text
+            text = model.complete([Message(role="user", content=prompt)], JSON_OBJECT).text
             label = _mechanism(text, mechanisms)
             unreadable += label == ""
             writer.writerow((item_id, label))

@@ -33,7 +33,7 @@ from capabench.history.base import (
 )
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
 from capabench.history.memory_store import memory_slot
-from capabench.models.base import Message
+from capabench.models.base import JSON_OBJECT, Message
 from capabench.records import Session
 
 NOTE_PROMPT = """Generate a structured analysis of this memory (an earlier coding session with a user).
@@ -112,7 +112,7 @@ class Memory:
         return memory
 
     def _ask(self, prompt: str) -> dict | None:
-        reply = self.model.complete([Message(role="user", content=prompt)], json_object=True)
+        reply = self.model.complete([Message(role="user", content=prompt)], JSON_OBJECT)
         self.calls += 1
         self.tokens_in += reply.input_tokens
         self.tokens_out += reply.output_tokens

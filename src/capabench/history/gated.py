@@ -22,7 +22,7 @@ from capabench.history.base import (
     render_history,
     render_session,
 )
-from capabench.models.base import Message
+from capabench.models.base import JSON_OBJECT, Message
 from capabench.records import Session
 
 SUFFICIENT = (
@@ -146,7 +146,7 @@ class LLMGate:
                 Message(role="system", content=GATE_PROMPT),
                 Message(role="user", content=f"{shown}\n\n### New request\n{session.request}"),
             ],
-            json_object=True,
+            JSON_OBJECT,
         )
         verdict = parse_gate(reply.text, len(history))
         info = {

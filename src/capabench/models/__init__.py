@@ -5,11 +5,14 @@ here (or an installed package's `capabench.providers` entry point) whose factory
 `register("prefix")`; the registry imports them on its first lookup."""
 
 from capabench.models.base import (
+    JSON_OBJECT,
+    PLAIN,
     REGISTRY,
     ChatModel,
     Completion,
     Message,
     ModelOptions,
+    ReplyOptions,
     register,
 )
 from capabench.models.errors import InfraError
@@ -18,12 +21,15 @@ from capabench.models.scripted import ScriptedModel
 from capabench.models.spec import UnknownModel, is_local, is_policy, split_spec
 
 __all__ = [
+    "JSON_OBJECT",
+    "PLAIN",
     "REGISTRY",
     "ChatModel",
     "Completion",
     "InfraError",
     "Message",
     "ModelOptions",
+    "ReplyOptions",
     "ScriptedModel",
     "UnknownModel",
     "is_local",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from capabench.models.base import Completion, Message, ModelOptions, register
+from capabench.models.base import PLAIN, Completion, Message, ModelOptions, ReplyOptions, register
 from capabench.models.errors import sdk_errors
 
 
@@ -37,10 +37,7 @@ class AnthropicModel:
     def complete(
         self,
         messages: list[Message],
-        *,
-        json_object: bool = False,
-        schema: dict | None = None,
-        stop: tuple[str, ...] = (),
+        reply: ReplyOptions = PLAIN,
     ) -> Completion:
         # No JSON mode in the Messages API: the prompt's own "answer with JSON only" has to do.
         system = "\n\n".join(m.content for m in messages if m.role == "system")
@@ -49,8 +46,8 @@ class AnthropicModel:
         # Recent SDKs dropped sampling arguments from `create`'s signature; the request body
         # still carries them (the API's own default temperature is 1, not the harness's 0).
         kwargs["extra_body"] = {"temperature": self.temperature}
-        if stop:
-            kwargs["stop_sequences"] = list(stop)
+        if reply.stop:
+            kwargs["stop_sequences"] = list(reply.stop)
         with sdk_errors(self._anthropic, self.name):
             response = self.client.messages.create(
                 model=self.model, messages=turns, max_tokens=self.max_tokens, **kwargs

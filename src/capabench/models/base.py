@@ -29,6 +29,28 @@ class Completion(BaseModel):
     truncated: bool = False  # the reply stopped at the token limit (finish reason "length")
 
 
+@dataclass(frozen=True)
+class ReplyOptions:
+    """What a caller asks of one reply beside the messages. json_object: one JSON object (the
+    endpoint's JSON mode where it has one, e.g. grammar-constrained for llama.cpp; the prompt
+    must still ask for JSON, as OpenAI's JSON mode requires). schema: a JSON schema the object
+    must follow (implies json_object; enforced where the endpoint can: llama.cpp's grammar,
+    OpenAI's structured outputs; elsewhere the prompt must say it). stop: the reply ends
+    before the first of these strings (which it then leaves out)."""
+
+    json_object: bool = False
+    schema: dict | None = None
+    stop: tuple[str, ...] = ()
+
+    @property
+    def wants_json(self) -> bool:
+        return self.json_object or self.schema is not None
+
+
+PLAIN = ReplyOptions()  # free text, no stop strings
+JSON_OBJECT = ReplyOptions(json_object=True)
+
+
 class ChatModel(Protocol):
     name: str
     # The remote endpoint it calls (a URL), None for a model in this process: where there is
@@ -38,17 +60,9 @@ class ChatModel(Protocol):
     def complete(
         self,
         messages: list[Message],
-        *,
-        json_object: bool = False,
-        schema: dict | None = None,
-        stop: tuple[str, ...] = (),
+        reply: ReplyOptions = PLAIN,
     ) -> Completion:
-        """The next assistant message. json_object: the caller wants one JSON object (the
-        endpoint's JSON mode where it has one, e.g. grammar-constrained for llama.cpp; the
-        prompt must still ask for JSON, as OpenAI's JSON mode requires). schema: a JSON
-        schema the object must follow (implies json_object; enforced where the endpoint can:
-        llama.cpp's grammar, OpenAI's structured outputs; elsewhere the prompt must say it).
-        stop: the reply ends before the first of these strings (which it then leaves out)."""
+        """The next assistant message, as `reply` asks (ReplyOptions)."""
         ...
 
 

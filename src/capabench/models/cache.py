@@ -8,7 +8,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from capabench.models.base import ChatModel, Completion, Message
+from capabench.models.base import PLAIN, ChatModel, Completion, Message, ReplyOptions
 
 
 def request_key(model: str, messages: list[Message], params: dict | None = None) -> str:
@@ -61,22 +61,17 @@ class CachedModel:
     def complete(
         self,
         messages: list[Message],
-        *,
-        json_object: bool = False,
-        schema: dict | None = None,
-        stop: tuple[str, ...] = (),
+        reply: ReplyOptions = PLAIN,
     ) -> Completion:
-        params = {**self.params, "json_object": True} if json_object else self.params
-        if schema is not None:
-            params = {**params, "schema": schema}
-        if stop:
-            params = {**params, "stop": list(stop)}
+        params = {**self.params, "json_object": True} if reply.json_object else self.params
+        if reply.schema is not None:
+            params = {**params, "schema": reply.schema}
+        if reply.stop:
+            params = {**params, "stop": list(reply.stop)}
         key = request_key(self.name, messages, params)
         hit = self.cache.get(key)
         if hit is not None:
             return hit.model_copy(update={"cached": True})
-        completion = self.inner.complete(
-            messages, json_object=json_object, schema=schema, stop=stop
-        )
+        completion = self.inner.complete(messages, reply)
         self.cache.put(key, completion)
         return completion

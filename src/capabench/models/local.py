@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capabench import interrupt
-from capabench.models.base import Completion, Message, ModelOptions, register
+from capabench.models.base import PLAIN, Completion, Message, ModelOptions, ReplyOptions, register
 from capabench.models.errors import InfraError
 from capabench.paths import cache_dir
 
@@ -107,10 +107,7 @@ class LocalModel:
     def complete(
         self,
         messages: list[Message],
-        *,
-        json_object: bool = False,
-        schema: dict | None = None,
-        stop: tuple[str, ...] = (),
+        reply: ReplyOptions = PLAIN,
     ) -> Completion:
         with self._lock:
             if interrupt.requested():
@@ -123,14 +120,14 @@ class LocalModel:
                     temperature=self.temperature,
                     max_tokens=self.max_tokens,
                     seed=0,
-                    stop=list(stop) or None,
+                    stop=list(reply.stop) or None,
                     # llama.cpp constrains sampling to a JSON grammar (to the schema's when
                     # given): a small model's reply always parses.
                     response_format=(
-                        {"type": "json_object", "schema": schema}
-                        if schema is not None
+                        {"type": "json_object", "schema": reply.schema}
+                        if reply.schema is not None
                         else {"type": "json_object"}
-                        if json_object
+                        if reply.json_object
                         else None
                     ),
                     # Ctrl-C ends a generation at its next token, not after max_tokens

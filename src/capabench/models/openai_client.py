@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from capabench.models.base import Completion, Message, ModelOptions, register
+from capabench.models.base import PLAIN, Completion, Message, ModelOptions, ReplyOptions, register
 from capabench.models.errors import InfraError, sdk_errors
 
 
@@ -41,10 +41,7 @@ class OpenAIModel:
     def complete(
         self,
         messages: list[Message],
-        *,
-        json_object: bool = False,
-        schema: dict | None = None,
-        stop: tuple[str, ...] = (),
+        reply: ReplyOptions = PLAIN,
     ) -> Completion:
         body = {
             "model": self.model,
@@ -52,14 +49,14 @@ class OpenAIModel:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
-        if stop:
-            body["stop"] = list(stop)
-        if schema is not None:
+        if reply.stop:
+            body["stop"] = list(reply.stop)
+        if reply.schema is not None:
             body["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": schema},
+                "json_schema": {"name": "reply", "schema": reply.schema},
             }
-        elif json_object:
+        elif reply.json_object:
             body["response_format"] = {"type": "json_object"}
         with sdk_errors(self._openai, self.name):
             # The SDK's generic request, not chat.completions.create: create() walks the type

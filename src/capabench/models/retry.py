@@ -3,7 +3,7 @@ and a concurrency limit per endpoint."""
 
 from __future__ import annotations
 
-from capabench.models.base import ChatModel, Completion, Message
+from capabench.models.base import PLAIN, ChatModel, Completion, Message, ReplyOptions
 from capabench.models.errors import InfraError
 from capabench.models.policy import RetryPolicy, endpoint_slot
 
@@ -31,17 +31,12 @@ class RetryingModel:
     def complete(
         self,
         messages: list[Message],
-        *,
-        json_object: bool = False,
-        schema: dict | None = None,
-        stop: tuple[str, ...] = (),
+        reply: ReplyOptions = PLAIN,
     ) -> Completion:
         for attempt in range(1, self.policy.attempts + 1):
             try:
                 with self.slot:
-                    return self.inner.complete(
-                        messages, json_object=json_object, schema=schema, stop=stop
-                    )
+                    return self.inner.complete(messages, reply)
             except InfraError as error:
                 if not error.retryable or attempt == self.policy.attempts:
                     raise

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from capabench.models.base import Completion, Message, register
+from capabench.models.base import PLAIN, Completion, Message, ReplyOptions, register
 
 
 class ScriptedModel:
@@ -24,14 +24,11 @@ class ScriptedModel:
     def complete(
         self,
         messages: list[Message],
-        *,
-        json_object: bool = False,
-        schema: dict | None = None,
-        stop: tuple[str, ...] = (),
+        reply: ReplyOptions = PLAIN,
     ) -> Completion:
         self.calls.append(list(messages))
-        self.json_calls += json_object or schema is not None
-        self.schemas.append(schema)
+        self.json_calls += reply.wants_json
+        self.schemas.append(reply.schema)
         if callable(self._replies):
             text = self._replies(messages)
         else:

@@ -180,12 +180,12 @@ class OpenAICompatibleServer:
 def serve_model(model, embedder=None) -> OpenAICompatibleServer:
     """`model` (any capabench ChatModel: its cache, retries and token counts apply) and an
     embedder behind an OpenAI-compatible endpoint; use as a context manager."""
-    from capabench.models.base import Message
+    from capabench.models.base import JSON_OBJECT, PLAIN, Message
 
     def answer(messages: list[dict], json_object: bool = False) -> str:
         return model.complete(
             [Message(role=m["role"], content=str(m.get("content") or "")) for m in messages],
-            json_object=json_object,
+            JSON_OBJECT if json_object else PLAIN,
         ).text
 
     embed = (lambda texts: embedder.encode(texts).tolist()) if embedder is not None else None

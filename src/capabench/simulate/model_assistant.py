@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capabench.models import ChatModel, Completion, Message
+from capabench.models import PLAIN, ChatModel, Completion, Message, ReplyOptions
 from capabench.records import Turn
 from capabench.simulate.prompt import system_prompt
 
@@ -28,7 +28,7 @@ class ModelAssistant:
         messages += [Message(role=t.role, content=t.text) for t in turns]
         # Only what is asked for goes in the call: a ChatModel written before `stop` still works.
         completion = self.model.complete(
-            messages, **({"stop": STOPS} if self.stop_after_code else {})
+            messages, ReplyOptions(stop=STOPS) if self.stop_after_code else PLAIN
         )
         self.completions.append(completion)
         text = completion.text

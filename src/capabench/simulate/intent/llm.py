@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 
 from capabench.conventions import REGISTRY
-from capabench.models import ChatModel, InfraError, Message
+from capabench.models import JSON_OBJECT, ChatModel, InfraError, Message
 from capabench.simulate.intent.base import QuestionReading, Reading, register
 from capabench.simulate.intent.rules import RulesMatcher
 from capabench.simulate.intent.text import prose, questions_of
@@ -49,9 +49,7 @@ class LLMMatcher:
         topics = "\n".join(f"- {f}: {REGISTRY[f].concept}" for f in families)
         prompt = PROMPT.format(topics=topics, message=text)
         try:
-            answer = self.model.complete(
-                [Message(role="user", content=prompt)], json_object=True
-            ).text
+            answer = self.model.complete([Message(role="user", content=prompt)], JSON_OBJECT).text
         except InfraError as exc:
             return self._fall_back(message, families, f"the user model failed: {exc}")
         chosen = parse(answer, families)

@@ -9,9 +9,11 @@ import re
 import time
 
 from capabench.models import (
+    PLAIN,
     ChatModel,
     InfraError,
     Message,
+    ReplyOptions,
     UnknownModel,
     is_local,
     is_policy,
@@ -160,7 +162,7 @@ class BuiltinAgent:
             try:
                 # Only what is asked for goes in the call: older ChatModels still work.
                 reply = self.model.complete(
-                    messages, **({"schema": ACTION_SCHEMA} if self.structured else {})
+                    messages, ReplyOptions(schema=ACTION_SCHEMA) if self.structured else PLAIN
                 )
             except InfraError as exc:
                 out.stop_reason, out.error = "error", str(exc)

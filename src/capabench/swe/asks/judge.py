@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from capabench.models import ChatModel, InfraError, Message
+from capabench.models import ChatModel, InfraError, Message, ReplyOptions
 from capabench.swe.asks.detection import classifier
 from capabench.swe.asks.verdict import Detection
 
@@ -49,7 +49,8 @@ class AskJudge:
         prompt = RUBRIC.format(edited=_EDITED[bool(edited)], message=message.strip())
         try:
             answer = self.model.complete(
-                [Message(role="user", content=prompt)], json_object=True, schema=SCHEMA
+                [Message(role="user", content=prompt)],
+                ReplyOptions(json_object=True, schema=SCHEMA),
             ).text
         except InfraError as exc:
             return self._fall_back(message, edited, f"the judge model failed: {exc}")
