@@ -14,22 +14,16 @@ import ast
 import functools
 import re
 
-_FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
-    re.MULTILINE | re.DOTALL,
-)
+from capabench.messages import fences
+
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3", "ipython", "pycon"}
 _DEF_KINDS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _CODE_START = re.compile(r"^(def |async def |class |import |from \S+ import |@)")
 
 
 def _blocks(message: str) -> list[str]:
-    blocks = []
-    for match in _FENCE.finditer(message):
-        tag = match["info"].strip().split()[0].lower() if match["info"].strip() else ""
-        if tag in _PYTHON_TAGS:
-            blocks.append(match["body"])
-    return blocks
+    """The bodies of the Python blocks (a one-line block is a span of code in prose)."""
+    return [f.body for f in fences(message) if not f.one_line and f.language in _PYTHON_TAGS]
 
 
 @functools.lru_cache(maxsize=256)
