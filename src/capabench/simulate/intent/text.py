@@ -15,14 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from capabench.messages import (
-    is_list_item,
-    paragraphs,
-    sentences,
-    without_bullet,
-    without_fences,
-    without_inline_code,
-)
+from capabench import messages
 
 _INTERROGATIVE = re.compile(
     r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
@@ -185,7 +178,7 @@ def _without_code_lines(text: str) -> str:
 def prose(message: str) -> str:
     """The message as prose addressed to the user: without its code blocks (a blank line
     where each was), unfenced code and docstrings, and the writer's recorded reasoning."""
-    text = without_fences(_REASONING.sub("", message))
+    text = messages.without_fences(_REASONING.sub("", message))
     return _without_code_lines(_TRIPLE.sub("\n\n", text))
 
 
@@ -197,8 +190,8 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
         line = raw.strip()
         if not line:
             continue
-        item = is_list_item(line) and not line.startswith("**")
-        text = without_bullet(line).strip() if item else line.lstrip("#> ").strip()
+        item = messages.is_list_item(line) and not line.startswith("**")
+        text = messages.without_bullet(line).strip() if item else line.lstrip("#> ").strip()
         if not text:
             continue
         if (
@@ -218,7 +211,7 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
     s = sentence.strip()
     return bool(
-        "?" in without_inline_code(s)
+        "?" in messages.without_inline_code(s)
         or _INTERROGATIVE.match(s)
         or _INVERTED.search(s)
         or _REQUEST.search(s)
@@ -236,7 +229,7 @@ def questions_of(message: str) -> list[Question]:
     text = prose(message)
     invited = bool(_INVITES.search(text))
     heading = ""
-    for paragraph in paragraphs(text):
+    for paragraph in messages.paragraphs(text):
         lines = _lines(paragraph)
         if lines and not lines[0][1]:
             heading = ""  # a heading carries over a blank line only to the list it introduces
@@ -244,7 +237,7 @@ def questions_of(message: str) -> list[Question]:
             if not item:
                 heading = line if line.endswith(":") else ""
             listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
-            for sentence in sentences(line):
+            for sentence in messages.sentences(line):
                 if listed or asks(sentence, invited=invited):
                     if item and heading:  # a list's heading names what its items ask about
                         found.append(Question(f"{heading} {sentence}", ""))

@@ -22,13 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from capabench.messages import (
-    is_blockquote,
-    is_list_item,
-    without_bullet,
-    without_fences,
-    without_inline_code,
-)
+from capabench import messages
 from capabench.swe.asks.speech_acts import SpeechActClassifier
 from capabench.swe.asks.verdict import AskClassifier, Detection
 
@@ -101,7 +95,7 @@ class Classifier:
             if line.rstrip().endswith(":") and any(p.search(line) for p in intros):
                 items = 0
                 for after in lines[i + 1 :]:
-                    if is_list_item(after) and without_bullet(after).strip():
+                    if messages.is_list_item(after) and messages.without_bullet(after).strip():
                         items += 1
                     elif after.strip():
                         break
@@ -112,8 +106,8 @@ class Classifier:
 
 def prose(message: str) -> str:
     """The message without code blocks, inline code and blockquotes."""
-    text = without_inline_code(without_fences(message), "CODE")
-    return "\n".join(line for line in text.splitlines() if not is_blockquote(line))
+    text = messages.without_inline_code(messages.without_fences(message), "CODE")
+    return "\n".join(line for line in text.splitlines() if not messages.is_blockquote(line))
 
 
 def load(spec: str | Path) -> AskClassifier:

@@ -8,16 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from capabench.messages import (
-    is_blockquote,
-    is_list_item,
-    is_table_row,
-    paragraphs,
-    sentences,
-    without_bullet,
-    without_fences,
-    without_inline_code,
-)
+from capabench import messages
 
 # Quoted text that asks ("Overwrite existing release? [y/N]", an issue's question quoted):
 # someone else's question, not the agent's.
@@ -56,7 +47,7 @@ class Unit:
 def prose(message: str) -> str:
     """The message without code blocks, inline code, blockquotes, table rows, quoted questions
     and printed prompts."""
-    text = without_inline_code(without_fences(message), "CODE")
+    text = messages.without_inline_code(messages.without_fences(message), "CODE")
     text = _QUOTED.sub("QUOTE", text)
     # One apostrophe, and the common contractions small models write without one ("dont").
     text = _BARE_CONTRACTION.sub(lambda m: m.group(1) + "'t", text.replace("’", "'"))
@@ -66,10 +57,12 @@ def prose(message: str) -> str:
     kept, code = [], False
     for line in text.splitlines():
         # An indented code block: four spaces after a blank line (or more code), not a list.
-        indented = line.startswith(("    ", "\t")) and not is_list_item(line)
+        indented = line.startswith(("    ", "\t")) and not messages.is_list_item(line)
         code = indented and (code or not kept or not kept[-1].strip())
         # A table row is data ("| empty input? | crash |"), not the agent speaking.
-        kept.append("" if code or is_table_row(line) or is_blockquote(line) else line)
+        kept.append(
+            "" if code or messages.is_table_row(line) or messages.is_blockquote(line) else line
+        )
     return "\n".join(kept)
 
 
@@ -82,23 +75,23 @@ def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit
 def split_units(text: str, reported_heading: re.Pattern | None) -> list[Unit]:
     found = []
     reporting = False
-    parts = paragraphs(text)
+    parts = messages.paragraphs(text)
     for index, paragraph in enumerate(parts):
         for line in paragraph.splitlines():
             line = line.strip()
             if not line or set(line) <= set("-=|*_ :"):
                 continue
-            item = is_list_item(line)
+            item = messages.is_list_item(line)
             # A heading: markdown's, or a line that is all bold ("**Is it thread-safe?**").
             heading = line.startswith("#") or bool(_BOLD_LINE.match(line))
-            line = without_bullet(line.lstrip("# ")).strip()
+            line = messages.without_bullet(line.lstrip("# ")).strip()
             posed = bool(_POSED.match(line)) or (
                 item and bool(_ITEM_POSED.match(_MARKUP.sub("", line)))
             )
             if not item:
                 plain = _MARKUP.sub("", line)
                 reporting = bool(reported_heading and reported_heading.search(plain))
-            for n, sentence in enumerate(sentences(line)):
+            for n, sentence in enumerate(messages.sentences(line)):
                 sentence = _MARKUP.sub("", sentence).strip()
                 if sentence:
                     last = index == len(parts) - 1
