@@ -1,9 +1,10 @@
 """Find the submission in an assistant message.
 
 Rules, in order: fenced blocks (``` or ~~~, any or no language tag; other languages
-skipped); with an entry point, the last block that defines it, plus the imports and
-helpers it uses from the other blocks; without fences, the longest stretch of lines
-that parses as Python and defines something. Top-level demo code (prints, asserts,
+skipped; found by capabench.messages, as the simulated user and the ask classifiers find
+them); with an entry point, the last block that defines it, plus the imports and helpers it
+uses from the other blocks; without fences, the longest stretch of lines that parses as
+Python and defines something. Top-level demo code (prints, asserts,
 `if __name__ == "__main__":`) is dropped so examples can't break the load. Nothing
 found means no submission.
 """
