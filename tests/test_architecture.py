@@ -22,6 +22,7 @@ LAYERS = [
         "capabench.paths",
         "capabench.registry",  # issue 29 point 1's one Registry type (another branch)
         "capabench.interrupt",
+        "capabench.messages",
     ),
     ("capabench.models",),
     ("capabench.conventions", "capabench.profiles"),

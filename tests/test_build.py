@@ -231,6 +231,7 @@ def test_the_cache_key_follows_every_module_the_build_depends_on(tmp_path):
     sources = {p.relative_to(copy).as_posix() for p in build_sources(copy)}
     for needed in (
         "capabench/judge/extract.py",
+        "capabench/messages.py",
         "capabench/tasks/humaneval.py",
         "capabench/build/dialogue.py",
         "capabench/judge/capa_inside/checker.py",

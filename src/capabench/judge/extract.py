@@ -1,9 +1,10 @@
 """Find the submission in an assistant message.
 
 Rules, in order: fenced blocks (``` or ~~~, any or no language tag; other languages
-skipped); with an entry point, the last block that defines it, plus the imports and
-helpers it uses from the other blocks; without fences, the longest stretch of lines
-that parses as Python and defines something. Top-level demo code (prints, asserts,
+skipped; found by capabench.messages, as the simulated user and the ask classifiers find
+them); with an entry point, the last block that defines it, plus the imports and helpers it
+uses from the other blocks; without fences, the longest stretch of lines that parses as
+Python and defines something. Top-level demo code (prints, asserts,
 `if __name__ == "__main__":`) is dropped so examples can't break the load. Nothing
 found means no submission.
 """
@@ -14,22 +15,16 @@ import ast
 import functools
 import re
 
-_FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
-    re.MULTILINE | re.DOTALL,
-)
+from capabench.messages import fences
+
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3", "ipython", "pycon"}
 _DEF_KINDS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _CODE_START = re.compile(r"^(def |async def |class |import |from \S+ import |@)")
 
 
 def _blocks(message: str) -> list[str]:
-    blocks = []
-    for match in _FENCE.finditer(message):
-        tag = match["info"].strip().split()[0].lower() if match["info"].strip() else ""
-        if tag in _PYTHON_TAGS:
-            blocks.append(match["body"])
-    return blocks
+    """The bodies of the Python blocks (a one-line block is a span of code in prose)."""
+    return [f.body for f in fences(message) if not f.one_line and f.language in _PYTHON_TAGS]
 
 
 @functools.lru_cache(maxsize=256)

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from capabench.conventions import REGISTRY
+from capabench.messages import sentences
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, occurring
-from capabench.simulate.intent.text import Question, questions_of, sentences
+from capabench.simulate.intent.text import Question, questions_of
 
 THRESHOLD = 1.0
 READINGS_KEPT = 4096  # messages whose reading a matcher keeps

@@ -1,6 +1,7 @@
-"""Reading an assistant message as a person does: its prose (code blocks aside), split into
-sentences that survive abbreviations, inline code and lists, and the sentences that ask
-something of the user, each with the earlier sentences it may refer back to.
+"""Reading an assistant message as a person does: its prose (code blocks, unfenced code and
+recorded reasoning aside), its lines and list items, split into sentences by the shared
+message reader (capabench.messages), and the sentences that ask something of the user, each
+with the earlier sentences it may refer back to.
 
 What counts as asking: a question (a question mark, or an interrogative opening when the
 writer drops it), a request to clarify or confirm ("let me know...", "please confirm..."),
@@ -14,16 +15,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-_FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-_INLINE = re.compile(r"`[^`\n]*`")
-# Periods that don't end a sentence: abbreviations and initialisms ("e.g.", "i.e.", "etc.").
-_ABBREVIATION = re.compile(
-    r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|viz|a\.k\.a|w\.r\.t|no|fig|eq|mr|mrs|ms|dr|jr|sr)\.",
-    re.I,
-)
-_MARK = "\x00"  # stands in for a protected period or question mark until the split is done
-_BOUNDARY = re.compile(r"(?<=[.?!])[\"')\]]*\s+")
-_BULLET = re.compile(r"^\s*(?:[-*•+]|\(?\d+[.)]|\(?[a-z][.)](?=\s))\s*", re.I)
+from capabench import messages
+
 _INTERROGATIVE = re.compile(
     r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
     r"(?:(?:when|where)\s+(?:should|shall|do|does|did|will|would|is|are|can|could|was|were|must|'s)|"  # not "When two tie, ..."
@@ -185,25 +178,8 @@ def _without_code_lines(text: str) -> str:
 def prose(message: str) -> str:
     """The message as prose addressed to the user: without its code blocks (a blank line
     where each was), unfenced code and docstrings, and the writer's recorded reasoning."""
-    text = _FENCED.sub("\n\n", _REASONING.sub("", message))
+    text = messages.without_fences(_REASONING.sub("", message))
     return _without_code_lines(_TRIPLE.sub("\n\n", text))
-
-
-_CODE_SPAN = re.compile(r"`[^`\n]+`")  # inline code with something in it
-
-
-def code_spans(message: str) -> list[str]:
-    """The message's code: its fenced blocks, then the inline spans outside them."""
-    return _FENCED.findall(message) + _CODE_SPAN.findall(_FENCED.sub(" ", message))
-
-
-def _protect(text: str) -> str:
-    text = _INLINE.sub(lambda m: m.group(0).replace(".", _MARK).replace("?", "\x01"), text)
-    return _ABBREVIATION.sub(lambda m: m.group(0).replace(".", _MARK), text)
-
-
-def _restore(text: str) -> str:
-    return text.replace(_MARK, ".").replace("\x01", "?")
 
 
 def _lines(paragraph: str) -> list[tuple[str, bool]]:
@@ -214,8 +190,8 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
         line = raw.strip()
         if not line:
             continue
-        item = bool(_BULLET.match(line)) and not line.startswith("**")
-        text = _BULLET.sub("", line).strip() if item else line.lstrip("#> ").strip()
+        item = messages.is_list_item(line) and not line.startswith("**")
+        text = messages.without_bullet(line).strip() if item else line.lstrip("#> ").strip()
         if not text:
             continue
         if (
@@ -230,22 +206,12 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
     return out
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences of a piece of prose, abbreviations and inline code kept whole."""
-    found = []
-    for piece in _BOUNDARY.split(_protect(text)):
-        piece = _restore(piece).strip()
-        if piece:
-            found.append(piece)
-    return found
-
-
 def asks(sentence: str, *, invited: bool = False) -> bool:
     """Does this sentence ask something of the user? `invited`: the message invites
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
     s = sentence.strip()
     return bool(
-        "?" in _INLINE.sub("", s)
+        "?" in messages.without_inline_code(s)
         or _INTERROGATIVE.match(s)
         or _INVERTED.search(s)
         or _REQUEST.search(s)
@@ -263,7 +229,7 @@ def questions_of(message: str) -> list[Question]:
     text = prose(message)
     invited = bool(_INVITES.search(text))
     heading = ""
-    for paragraph in re.split(r"\n\s*\n", text):
+    for paragraph in messages.paragraphs(text):
         lines = _lines(paragraph)
         if lines and not lines[0][1]:
             heading = ""  # a heading carries over a blank line only to the list it introduces
@@ -271,7 +237,7 @@ def questions_of(message: str) -> list[Question]:
             if not item:
                 heading = line if line.endswith(":") else ""
             listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
-            for sentence in sentences(line):
+            for sentence in messages.sentences(line):
                 if listed or asks(sentence, invited=invited):
                     if item and heading:  # a list's heading names what its items ask about
                         found.append(Question(f"{heading} {sentence}", ""))

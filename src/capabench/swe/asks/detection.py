@@ -22,16 +22,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from capabench import messages
 from capabench.swe.asks.speech_acts import SpeechActClassifier
 from capabench.swe.asks.verdict import AskClassifier, Detection
 
 CONFIG = Path(__file__).with_name("config") / "ask_detection.json"  # v1
 CONFIGS = {"v1": CONFIG, "v2": CONFIG.with_name("ask_detection_v2.json")}
 DEFAULT = "v2"
-_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-_INLINE = re.compile(r"`[^`\n]*`")
-_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|[a-z][.)])\s+\S", re.I)
+# v1's own units, not the reader's sentences: cut at every run of . ! ? and every line end,
+# abbreviations and dotted words not kept whole. Kept so that v1 stays the classifier it was
+# (the reader's sentences flip some of its verdicts); v2 reads sentences.
+_UNIT = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Classifier:
     def classify(self, message: str, *, edited: bool = False) -> Detection:
         text = prose(message)
         counted, blocked = [], {}
-        units = [u.strip() for u in _SENTENCE.findall(text) if u.strip()]
+        units = [u.strip() for u in _UNIT.findall(text) if u.strip()]
         for i, unit in enumerate(units):
             if not unit.endswith("?"):
                 continue
@@ -94,7 +95,7 @@ class Classifier:
             if line.rstrip().endswith(":") and any(p.search(line) for p in intros):
                 items = 0
                 for after in lines[i + 1 :]:
-                    if _LIST_ITEM.match(after):
+                    if messages.is_list_item(after) and messages.without_bullet(after).strip():
                         items += 1
                     elif after.strip():
                         break
@@ -105,9 +106,8 @@ class Classifier:
 
 def prose(message: str) -> str:
     """The message without code blocks, inline code and blockquotes."""
-    text = _FENCE.sub("\n", message)
-    text = _INLINE.sub("CODE", text)
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
+    text = messages.without_inline_code(messages.without_fences(message), "CODE")
+    return "\n".join(line for line in text.splitlines() if not messages.is_blockquote(line))
 
 
 def load(spec: str | Path) -> AskClassifier:

@@ -1,14 +1,15 @@
 """How the ask classifier v2 reads a final message: its prose (code blocks, inline code,
 blockquotes, table rows, quoted questions and printed prompts set aside) split into units,
-sentences and list items, surviving dotted words like "2.x?" and abbreviations."""
+sentences and list items, surviving dotted words like "2.x?" and abbreviations. Blocks, spans,
+items and sentences are found by the shared message reader (capabench.messages)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-_INLINE = re.compile(r"`[^`\n]*`")
+from capabench import messages
+
 # Quoted text that asks ("Overwrite existing release? [y/N]", an issue's question quoted):
 # someone else's question, not the agent's.
 # A quote opens after no letter and closes before none ("bulk archive" ... "Admin tooling"
@@ -24,17 +25,11 @@ _PROMPT = re.compile(
 _BARE_CONTRACTION = re.compile(
     r"\b(don|can|isn|doesn|didn|haven|hasn|aren|wasn|weren|couldn|shouldn|wouldn)t\b", re.I
 )
-_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|viz|a\.k\.a|w\.r\.t)\.", re.I)
-_DOT = "\x00"
-# A sentence ends at . ! ? followed by space (so "2.x?" and "v1.2" stay whole).
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+")
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\(?\d+[.)]|\(?[a-z][.)](?=\s))\s+", re.I)
 _MARKUP = re.compile(r"[*_]{1,3}")
 _POSED = re.compile(r"^(?:\*\*|__)[^*_\n]+\?(?:\*\*|__)\s*\S")
 _BOLD_LINE = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__)[:.]?$")
 # A list item that poses a short question and goes on to answer it ("Blockers? Two models...").
 _ITEM_POSED = re.compile(r"^[^?]{1,40}\?\s+[A-Z0-9`]")
-_PARAGRAPH = re.compile(r"\n\s*\n")
 _TRAILING = re.compile(r"[\s*_)\]\"'.!:;,-]+$")
 
 
@@ -52,8 +47,7 @@ class Unit:
 def prose(message: str) -> str:
     """The message without code blocks, inline code, blockquotes, table rows, quoted questions
     and printed prompts."""
-    text = _FENCE.sub("\n\n", message)
-    text = _INLINE.sub("CODE", text)
+    text = messages.without_inline_code(messages.without_fences(message), "CODE")
     text = _QUOTED.sub("QUOTE", text)
     # One apostrophe, and the common contractions small models write without one ("dont").
     text = _BARE_CONTRACTION.sub(lambda m: m.group(1) + "'t", text.replace("’", "'"))
@@ -63,11 +57,12 @@ def prose(message: str) -> str:
     kept, code = [], False
     for line in text.splitlines():
         # An indented code block: four spaces after a blank line (or more code), not a list.
-        indented = line.startswith(("    ", "\t")) and not _BULLET.match(line)
+        indented = line.startswith(("    ", "\t")) and not messages.is_list_item(line)
         code = indented and (code or not kept or not kept[-1].strip())
         # A table row is data ("| empty input? | crash |"), not the agent speaking.
-        table = line.lstrip().startswith("|") and line.count("|") >= 2
-        kept.append("" if code or table or line.lstrip().startswith(">") else line)
+        kept.append(
+            "" if code or messages.is_table_row(line) or messages.is_blockquote(line) else line
+        )
     return "\n".join(kept)
 
 
@@ -78,29 +73,28 @@ def units(message: str, reported_heading: re.Pattern | None = None) -> list[Unit
 
 
 def split_units(text: str, reported_heading: re.Pattern | None) -> list[Unit]:
-    paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
     found = []
     reporting = False
-    for index, paragraph in enumerate(paragraphs):
+    parts = messages.paragraphs(text)
+    for index, paragraph in enumerate(parts):
         for line in paragraph.splitlines():
             line = line.strip()
             if not line or set(line) <= set("-=|*_ :"):
                 continue
-            item = bool(_BULLET.match(line))
+            item = messages.is_list_item(line)
             # A heading: markdown's, or a line that is all bold ("**Is it thread-safe?**").
             heading = line.startswith("#") or bool(_BOLD_LINE.match(line))
-            line = _BULLET.sub("", line.lstrip("# ")).strip()
+            line = messages.without_bullet(line.lstrip("# ")).strip()
             posed = bool(_POSED.match(line)) or (
                 item and bool(_ITEM_POSED.match(_MARKUP.sub("", line)))
             )
             if not item:
                 plain = _MARKUP.sub("", line)
                 reporting = bool(reported_heading and reported_heading.search(plain))
-            line = _ABBREVIATION.sub(lambda m: m.group(0).replace(".", _DOT), line)
-            for n, sentence in enumerate(_BOUNDARY.split(line)):
-                sentence = _MARKUP.sub("", sentence.replace(_DOT, ".")).strip()
+            for n, sentence in enumerate(messages.sentences(line)):
+                sentence = _MARKUP.sub("", sentence).strip()
                 if sentence:
-                    last = index == len(paragraphs) - 1
+                    last = index == len(parts) - 1
                     found.append(
                         Unit(
                             sentence,
