@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from capabench.executors import bug_last, make_executor
+from capabench.batch import Arm, BatchSpec, pending, play_batch
+from capabench.executors import make_executor
 from capabench.models.spec import is_policy
 from capabench.player import RunConfig
 from capabench.records import BlankRun
@@ -14,22 +15,17 @@ from capabench.store import RunStore
 
 
 @dataclass
-class BlankSpec:
-    """Blank-control workers: the model and a judge pool (here: the caller's)."""
+class BlankRecipe:
+    """Blank-control workers: the model and a judge pool of their own."""
 
     config: RunConfig
-    pool: object = None
-
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "pool": None}  # a worker elsewhere builds its own
 
     def build(self, threads: int, cpus: float) -> BlankWorker:
         from capabench.judge.sandbox import SandboxPool
         from capabench.models import make_model
 
         options = replace(self.config.options, concurrency=threads)
-        pool = self.pool or SandboxPool(2)
-        return BlankWorker(make_model(self.config.model, options), pool, own=self.pool is None)
+        return BlankWorker(make_model(self.config.model, options), SandboxPool(2), own=True)
 
 
 class BlankWorker:
@@ -50,6 +46,9 @@ class BlankWorker:
 
 
 def play_blank_control(config: RunConfig, run_dir: Path, pool, progress=None) -> list[BlankRun]:
+    """Play the blank control into `run_dir`/blank-control (the caller's judge `pool` in this
+    process, when given); resumes what finished."""
+    from capabench.models import make_model
     from capabench.tasks import load_humaneval
 
     if is_policy(config.model):
@@ -73,17 +72,28 @@ def play_blank_control(config: RunConfig, run_dir: Path, pool, progress=None) ->
         }
     )
     done = {r.key for r in store.results() if r.status == "completed"}
-    todo = [t.id for t in tasks if f"{t.id}|0" not in done]
+
+    def lost(task_id: str, why: str) -> BlankRun:  # played again on the next run
+        return BlankRun(
+            key=f"{task_id}|0", task_id=task_id, model=config.model, status="infra_error", error=why
+        )
+
+    arm = Arm(lambda r: r.key, lambda r: r.status == "completed", lost, store.append)
     executor = make_executor(
         config.executor, processes=config.processes, address=config.ray_address
     )
+    here = None
+    if pool is not None:
+        options = replace(config.options, concurrency=config.concurrency)
+        here = BlankWorker(make_model(config.model, options), pool, own=False)
     try:
-        stream = executor.map(BlankSpec(config, pool), todo, in_flight=config.concurrency)
-        for outcome in bug_last(stream, "a task"):
-            if outcome.result is not None:  # a lost one is played on the next run
-                store.append(outcome.result)
-                if progress:
-                    progress(outcome.result)
+        jobs = pending([t.id for t in tasks], lambda task_id: f"{task_id}|0", done)
+        spec = BatchSpec(BlankRecipe(config), here)
+        for _, result in play_batch(
+            executor, spec, jobs, arm, done, in_flight=config.concurrency, what="a task"
+        ):
+            if progress:
+                progress(result)
     finally:
         store.close()
     wanted = {t.id for t in tasks}
