@@ -119,8 +119,8 @@ class InvalidTests(ValueError):
 @functools.lru_cache(maxsize=1024)
 def compiled_tests(tests: str) -> bytes:
     """The checker's input: tests compiled here once, with assertion rewriting. Kept on
-    disk too: compiling a benchmark's hidden tests takes ~3 ms of the harness's one
-    interpreter lock per session, loading them back ~0.1 ms."""
+    disk too: loading them back holds the harness's one interpreter lock far less long than
+    compiling them (docs/judge.md)."""
     path = _compiled_path(tests)
     try:
         data = path.read_bytes()
