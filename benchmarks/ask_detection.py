@@ -81,7 +81,7 @@ def main() -> None:
     if args.ask_judge_model:
         from capabench.models import ModelOptions, make_model
         from capabench.paths import cache_dir
-        from capabench.swe.asks.judge import AskJudge
+        from capabench.swe.asks.ask_judge import AskJudge
 
         options = ModelOptions(
             max_tokens=160, context=4096, cache=str(cache_dir() / "responses.sqlite")

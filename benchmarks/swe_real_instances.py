@@ -25,8 +25,8 @@ from capabench.swe.data.datasets import load_instances
 from capabench.swe.data.issue_texts import record_issue_texts
 from capabench.swe.evaluate import evaluate, grade_controls
 from capabench.swe.grading.prepare import prepare
-from capabench.swe.records import Instance
 from capabench.swe.store import SweStore
+from capabench.swe.swe_records import Instance
 
 DELIMITER = "CAPABENCH_GOLD_PATCH_EOF"
 

@@ -1,4 +1,4 @@
-"""The shape of the house: the layers of README "Where things live" (a module imports only
+"""The shape of the house: the layers of docs/architecture.md (a module imports only
 its own layer and those before it; function-level imports included, and so are imports under
 TYPE_CHECKING: a layer that needs a later one's type has the type in the wrong place), no
 import circle, nothing that plays, remembers or serves sessions imports how a benchmark is
@@ -7,12 +7,15 @@ built, and no module too long to read (data aside)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+MAP = ROOT / "docs" / "architecture.md"  # the map a newcomer reads, linked from the README
 DATA_MODULES = {"capabench/swe/data/bundled_repos.py"}  # the bundled dataset's sources, as text
 
-# README "Where things live", lowest first: one row a layer, each entry a module or a package
+# docs/architecture.md's table, lowest first: one row a layer, each entry a module or a package
 # (with everything under it). Imports within a row are free (the circle test still holds).
 LAYERS = [
     (
@@ -81,7 +84,36 @@ def _layer(module: str) -> int | None:
 
 def test_every_module_is_on_the_map():
     missing = sorted(m for m in _modules() if _layer(m) is None)
-    assert not missing, f"not on LAYERS (and README 'Where things live'): {missing}"
+    assert not missing, f"not on LAYERS (and docs/architecture.md): {missing}"
+
+
+def _mapped_layers(text: str) -> list[set[str]]:
+    """The rows of the map's table, each the set of modules its first column names
+    (`__init__.py` is the package itself, `x.py` a module, `x/` a package)."""
+    rows = []
+    for line in text.splitlines():
+        if not line.startswith("| `"):
+            continue
+        place = line.split("|")[1]
+        names = re.findall(r"`([^`]+)`", place)
+        rows.append(
+            {
+                "capabench"
+                if n == "__init__.py"
+                else "capabench." + n.removesuffix(".py").rstrip("/")
+                for n in names
+            }
+        )
+    return rows
+
+
+def test_the_map_a_newcomer_reads_is_the_map_tested():
+    assert _mapped_layers(MAP.read_text()) == [set(row) for row in LAYERS]
+
+
+def test_a_map_that_disagrees_with_the_layers_is_caught():
+    text = MAP.read_text().replace("| `studies.py` |", "| `studies.py`, `extra.py` |")
+    assert _mapped_layers(text) != [set(row) for row in LAYERS]
 
 
 def test_imports_follow_the_layers():

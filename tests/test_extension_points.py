@@ -81,7 +81,7 @@ def build(session, env):
 
 AGENT = '''
 from capabench.swe.agents import register
-from capabench.swe.records import AgentSetup, SessionOutcome
+from capabench.swe.records import AgentSetup, SessionOutcome  # the old path, still served
 
 
 @register("myagent-")

@@ -61,8 +61,8 @@ def test_the_builtin_agent_runs_a_bundled_instance_on_the_embedded_model(
     from capabench.swe.agents.builtin import BuiltinAgent
     from capabench.swe.batch import batch
     from capabench.swe.evaluate import evaluate
-    from capabench.swe.records import Budget
     from capabench.swe.store import SweStore
+    from capabench.swe.swe_records import Budget
 
     _, instances = swe_bundled
     store = SweStore(tmp_path / "swe")

@@ -920,7 +920,7 @@ def test_harvest_then_labels_scores_match_a_hand_count(tmp_path):
 def test_ask_judge_reads_json_under_its_schema_and_falls_back_to_the_rules():
     from capabench.models import InfraError
     from capabench.models.scripted import ScriptedModel
-    from capabench.swe.asks.judge import SCHEMA, AskJudge
+    from capabench.swe.asks.ask_judge import SCHEMA, AskJudge
 
     ask = "Which value is right, 60 or 600 seconds?"
     model = ScriptedModel(['{"ask": false, "reason": "the agent answers it"}'])

@@ -87,7 +87,7 @@ def test_an_ask_judge_is_recorded_beside_the_classifier_or_decides(swe_bundled, 
     """The judge (scripted to see no ask) is kept beside v2's verdict; deciding, it ends the
     session at the question that v2 would have answered."""
     from capabench.models.scripted import ScriptedModel
-    from capabench.swe.asks.judge import AskJudge
+    from capabench.swe.asks.ask_judge import AskJudge
 
     _, instances = swe_bundled
     store = SweStore(tmp_path / "swe")

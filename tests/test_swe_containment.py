@@ -22,12 +22,12 @@ import pytest
 
 from capabench.models.scripted import ScriptedModel
 from capabench.paths import cache_dir
-from capabench.swe import sandbox
+from capabench.swe import containment
 from capabench.swe.agents.builtin import BuiltinAgent
 from capabench.swe.agents.workspace import Workspace
 from capabench.swe.data import bundled_repos
 from capabench.swe.git import apply_patch, checkout, git
-from capabench.swe.records import AgentTask
+from capabench.swe.swe_records import AgentTask
 from conftest import requires_bwrap
 from test_swe_fidelity import requires_claude, requires_codex
 
@@ -325,7 +325,7 @@ def _check(found: dict[str, str], secret: str, *, contained: bool) -> None:
     escapes = list(ESCAPES) + (["shadow", "rootdir", "runsock"] if os.geteuid() == 0 else [])
     escapes += ["dns"] if _host_resolves() else []  # a host without DNS has no control
     if contained:
-        assert found["uid"] == str(sandbox.AGENT_ID)
+        assert found["uid"] == str(containment.AGENT_ID)
         for name in {*escapes, "dns"}:
             assert not found[name].startswith(("FOUND", "service")), f"{name}: {found[name]}"
     else:  # the control: every probe works on the host
@@ -436,9 +436,9 @@ def test_a_private_path_under_an_exposed_one_stays_hidden(tmp_path):
     (shown / "tool.txt").write_text("tool\n")
     work = tmp_path / "work"
     work.mkdir()
-    sandbox.give([work])
+    containment.give([work])
     script = f"cat {shown}/tool.txt; cat {shown}/capabench/gold.patch; echo done"
-    argv = sandbox.bwrap_argv(
+    argv = containment.bwrap_argv(
         ["/bin/sh", "-c", script],
         writable=[work],
         chdir=work,
@@ -446,7 +446,7 @@ def test_a_private_path_under_an_exposed_one_stays_hidden(tmp_path):
         hide=[shown / "capabench"],
     )
     proc = subprocess.run(
-        argv, env=sandbox.agent_env(home=work, tmp=work), capture_output=True, text=True
+        argv, env=containment.agent_env(home=work, tmp=work), capture_output=True, text=True
     )
     assert proc.stdout == "tool\ndone\n", proc.stderr
 
@@ -457,15 +457,15 @@ def test_one_bwrap_binary_checked_by_running_it(monkeypatch, tmp_path):
     broken = tmp_path / "bwrap"
     broken.write_text("#!/bin/sh\nexit 1\n")
     broken.chmod(0o755)
-    monkeypatch.setattr(sandbox, "bwrap_binary", lambda: str(broken))
-    ok, why = sandbox._check()
+    monkeypatch.setattr(containment, "bwrap_binary", lambda: str(broken))
+    ok, why = containment._check()
     assert not ok and str(broken) in why
-    assert sandbox.bwrap_argv(["true"], writable=[], chdir=tmp_path)[0] == str(broken)
+    assert containment.bwrap_argv(["true"], writable=[], chdir=tmp_path)[0] == str(broken)
 
 
 def test_the_dashboard_never_pools_contained_and_uncontained_runs():
-    from capabench.swe.records import AgentSetup
     from capabench.swe.store import RunSummary
+    from capabench.swe.swe_records import AgentSetup
     from capabench.swe.views.dashboard import _arms
 
     def run(run_id: str, containment: str, asked: bool) -> RunSummary:
@@ -520,7 +520,7 @@ def test_grading_runs_contained_with_the_checkout_writable_and_its_git_dir_not(r
         "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 1), 2)\" 2>/dev/null "
         "|| echo no-network"
     )
-    code, output = sandbox.run_contained(
+    code, output = containment.run_contained(
         ["/bin/sh", "-c", script],
         work=work,
         tmp=scratch,
@@ -528,10 +528,10 @@ def test_grading_runs_contained_with_the_checkout_writable_and_its_git_dir_not(r
         timeout_s=60,
     )
     assert code == 0, output
-    assert output.split() == [str(sandbox.AGENT_ID), "git-read-only", "no-network"]
+    assert output.split() == [str(containment.AGENT_ID), "git-read-only", "no-network"]
     assert (work / "written.txt").read_text() == "ok\n" and not (work / ".git" / "evil").exists()
     with pytest.raises(ValueError, match="egress"):
-        sandbox.bwrap_argv(["true"], writable=[], chdir=work, network=True)
+        containment.bwrap_argv(["true"], writable=[], chdir=work, network=True)
 
 
 def test_a_checkout_mounted_elsewhere_is_writable_there(tmp_path):
@@ -543,7 +543,7 @@ def test_a_checkout_mounted_elsewhere_is_writable_there(tmp_path):
     work.mkdir()
     (work / "setup.py").write_text("# graded\n")
     script = f"cat {env}/testbed/setup.py && echo ok > {env}/testbed/out.txt"
-    argv = sandbox.bwrap_argv(
+    argv = containment.bwrap_argv(
         ["/bin/sh", "-c", script],
         writable=[],
         chdir=env / "testbed",

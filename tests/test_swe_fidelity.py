@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from capabench.models.scripted import ScriptedModel
-from capabench.swe import sandbox
+from capabench.swe import containment
 from capabench.swe.agents import NEUTRAL_REPLY
 from capabench.swe.agents.builtin import BuiltinAgent
 from capabench.swe.agents.codex_cli import codex_binary
@@ -24,8 +24,8 @@ from capabench.swe.agents.workspace import Workspace
 from capabench.swe.batch import batch
 from capabench.swe.git import git
 from capabench.swe.preflight import preflight
-from capabench.swe.records import AgentTask, Budget
 from capabench.swe.store import SweStore
+from capabench.swe.swe_records import AgentTask, Budget
 from capabench.swe.views.audit import sanity
 from capabench.swe.views.dashboard import build
 from capabench.testing.browser import dump_dom
@@ -423,9 +423,9 @@ def test_a_contained_agent_reaches_nothing_outside_its_checkout(arm, repo, tmp_p
 
 
 def test_without_bubblewrap_agents_need_an_explicit_no_sandbox(monkeypatch, repo):
-    monkeypatch.setattr(sandbox, "bwrap_available", lambda: (False, "bwrap is not installed"))
+    monkeypatch.setattr(containment, "bwrap_available", lambda: (False, "bwrap is not installed"))
     model = ScriptedModel(["```bash\necho hi > out.txt\n```", "```submit\n```"])
-    with pytest.raises(sandbox.SandboxUnavailable, match="--no-sandbox"):
+    with pytest.raises(containment.SandboxUnavailable, match="--no-sandbox"):
         BuiltinAgent(model)
     with Workspace(*repo) as ws:
         outcome = BuiltinAgent(model, sandbox=False).run(_task(repo[1]), ws)

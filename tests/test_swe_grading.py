@@ -20,8 +20,8 @@ from capabench.swe.grading.envs import EnvProblem, find_python, ready_env
 from capabench.swe.grading.local import grade_locally
 from capabench.swe.grading.specs import directives, requirements_text, run_command, spec_for
 from capabench.swe.grading.verdict import swebench_grading, verdict
-from capabench.swe.records import Instance
 from capabench.swe.store import RunSummary, SweStore
+from capabench.swe.swe_records import Instance
 from capabench.swe.views.audit import sanity
 from capabench.swe.views.dashboard import _arms, build
 

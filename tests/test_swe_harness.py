@@ -24,8 +24,8 @@ from capabench.swe.grading.harness import (
     rounds,
 )
 from capabench.swe.grading.local import grade_locally
-from capabench.swe.records import Instance, SessionOutcome
 from capabench.swe.store import SweStore
+from capabench.swe.swe_records import Instance, SessionOutcome
 from capabench.swe.views.audit import locate
 
 HARNESS_PROBLEM = harness_problem()  # asked once: it pings the Docker engine

@@ -17,8 +17,8 @@ from capabench.swe.agents.builtin import BuiltinAgent
 from capabench.swe.batch import batch, pending
 from capabench.swe.data.bundled_repos import LIBRARIES
 from capabench.swe.evaluate import evaluate
-from capabench.swe.records import Budget
 from capabench.swe.store import SweStore
+from capabench.swe.swe_records import Budget
 from capabench.swe.views.dashboard import build, rate
 from capabench.testing.browser import dump_dom
 

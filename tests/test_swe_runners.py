@@ -22,8 +22,8 @@ from capabench.swe.agents import (
     registration,
 )
 from capabench.swe.agents import registry as runner_registry
-from capabench.swe.records import AgentSetup, Budget, SessionOutcome
 from capabench.swe.store import SweStore
+from capabench.swe.swe_records import AgentSetup, Budget, SessionOutcome
 
 QUESTION = "Which spelling should notes.txt use?"
 

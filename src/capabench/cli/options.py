@@ -1,6 +1,6 @@
-"""Options several commands take, defined once. `run` and `study` share seventeen (how sessions
-are played: which, against what endpoint, with which user): `@play_options` adds them to a
-command, which receives them packed in one `PlayOptions`."""
+"""Options several commands take, defined once. `run` and `study` share the options of how
+sessions are played (which, against what endpoint, with which user): `@play_options` adds them
+to a command, which receives them packed in one `PlayOptions`."""
 
 from __future__ import annotations
 

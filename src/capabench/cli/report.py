@@ -124,8 +124,8 @@ def audit_user_cmd(
     from capabench.models import ModelOptions, make_model
     from capabench.paths import cache_dir
     from capabench.report import load_runs
-    from capabench.simulate.audit import audit_user
     from capabench.simulate.intent import make_matcher
+    from capabench.simulate.user_audit import audit_user
     from capabench.store import RunDirError
 
     try:

@@ -24,10 +24,11 @@ import tempfile
 import threading
 import time
 import types
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from capabench._compat import AST_LOCK, serialize_ast_parse
+from capabench._compat import AST_LOCK, SerializedAstParse
 from capabench.judge.capa_inside import checker, wire
 from capabench.paths import cache_dir
 
@@ -119,8 +120,8 @@ class InvalidTests(ValueError):
 @functools.lru_cache(maxsize=1024)
 def compiled_tests(tests: str) -> bytes:
     """The checker's input: tests compiled here once, with assertion rewriting. Kept on
-    disk too: compiling a benchmark's hidden tests takes ~3 ms of the harness's one
-    interpreter lock per session, loading them back ~0.1 ms."""
+    disk too: loading them back holds the harness's one interpreter lock far less long than
+    compiling them (docs/judge.md)."""
     path = _compiled_path(tests)
     try:
         data = path.read_bytes()
@@ -280,7 +281,13 @@ class _Worker:
 
 
 class SandboxPool:
-    """Thread-safe pool of sandbox workers; `run` blocks until a worker is free."""
+    """Thread-safe pool of sandbox workers; `run` blocks until a worker is free.
+
+    While a pool is open (constructed, or used since its last `close`), `ast.parse` in this
+    process holds `capabench._compat.AST_LOCK` on interpreters before 3.13: threads that share
+    a pool (judging, the simulated user, the builder's cells) parse code at once, and those
+    interpreters can't (see capabench._compat). Closing the last open pool, or its collection,
+    puts the interpreter's own `ast.parse` back."""
 
     def __init__(self, workers: int | None = None, *, isolation: str = "auto") -> None:
         """isolation: "auto" (bwrap when it works, else a warning and "process"), "bwrap", "process"."""
@@ -298,9 +305,11 @@ class SandboxPool:
                 why,
             )
         self.isolated = ok
-        # A pool is shared by threads that parse code at once (judging, the simulated user,
-        # the builder's cells): from here on, every `ast.parse` takes the lock (see _compat).
-        serialize_ast_parse()
+        # A pool is shared by threads that parse code at once: while it is open, `ast.parse`
+        # takes the lock (see _compat); its collection lets go as `close` does.
+        self._ast = SerializedAstParse()
+        self._ast.acquire()
+        weakref.finalize(self, self._ast.release)
         # Jobs spend part of their time waiting on pipes: one spare worker keeps every core busy.
         self.size = workers or (os.cpu_count() or 1) + 1
         self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
@@ -320,6 +329,7 @@ class SandboxPool:
         with self._lock:
             self._jobs += 1
             job_id = self._jobs
+        self._ast.acquire()  # open again after a close: a no-op while open
         header = {
             "op": "run",
             "id": job_id,
@@ -358,6 +368,7 @@ class SandboxPool:
     def close(self) -> None:
         for worker in self._all:
             worker.stop()
+        self._ast.release()
 
 
 _default: SandboxPool | None = None

@@ -77,7 +77,7 @@ class LocalModel:
     ) -> None:
         # llama.cpp's OpenMP threads spin while they wait; beside a judge or another process on
         # a small machine a spinning thread holds the core the thread it waits for needs
-        # (generation measured 13 times slower on 2 busy cores). Read when the library loads.
+        # (docs/local-model.md, "Spinning threads"). Read when the library loads.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             from llama_cpp import Llama, LogitsProcessorList

@@ -21,10 +21,10 @@ from capabench.executors.local import LocalExecutor
 from capabench.models import InfraError
 from capabench.swe.agents import NEUTRAL_REPLY, AgentRunner, RunnerOptions, make_runner
 from capabench.swe.agents.workspace import Workspace
-from capabench.swe.asks.judge import make_ask_judge
+from capabench.swe.asks.ask_judge import make_ask_judge
 from capabench.swe.data.bundled import ensure_repos, repo_dir
-from capabench.swe.records import Condition, Instance, SessionOutcome
 from capabench.swe.store import RunSummary, SweStore
+from capabench.swe.swe_records import Condition, Instance, SessionOutcome
 
 
 def _slug(text: str) -> str:

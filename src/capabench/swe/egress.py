@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
-from capabench.swe.sandbox import INSIDE
+from capabench.swe.containment import INSIDE
 
 FORWARDER = Path(__file__).with_name("egress_inside.py")
 SOCKET_NAME = "relay.sock"

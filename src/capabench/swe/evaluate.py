@@ -25,8 +25,8 @@ from capabench.swe.grading.harness import (
 )
 from capabench.swe.grading.harness_images import prepare
 from capabench.swe.grading.local import grade_locally
-from capabench.swe.records import Instance
 from capabench.swe.store import SweStore
+from capabench.swe.swe_records import Instance
 
 GraderName = Literal["auto", "local", "swebench"]
 # One graded test run, as SWE-bench's harness allows it (a real repository's test files can

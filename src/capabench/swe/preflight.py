@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from capabench.swe.agents import AgentRunner
 from capabench.swe.agents.workspace import Workspace
 from capabench.swe.git import git
-from capabench.swe.records import AgentTask, SessionOutcome
 from capabench.swe.store import SweStore
+from capabench.swe.swe_records import AgentTask, SessionOutcome
 
 PREFLIGHT_PROMPT = (
     "This is a check of the channel you use to ask the user questions. First ask the user, "

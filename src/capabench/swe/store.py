@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from capabench.swe.grading.grade import Grade
-from capabench.swe.records import Condition, SessionFacts
+from capabench.swe.swe_records import Condition, SessionFacts
 
 
 class RunSummary(SessionFacts):

@@ -112,7 +112,7 @@ def _score_labels(labels: Path, clf, as_json: bool) -> None:
 
 
 def ask_judge(spec: str, base_url: str | None):
-    from capabench.swe.asks.judge import make_ask_judge
+    from capabench.swe.asks.ask_judge import make_ask_judge
 
     try:
         return make_ask_judge(spec, base_url)

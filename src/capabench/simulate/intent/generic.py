@@ -10,7 +10,7 @@ import re
 # A generic question asks for the whole input, output or requirements and names no concept
 # ("What are the expected input and output?", "Any other requirements?", "What format
 # should the output be in?"): the user answers what is asked, so it reveals nothing
-# (README, "The simulated user"; tests/data/real_questions/README.md gives these no target).
+# (docs/simulated-user.md; tests/data/real_questions/README.md gives these no target).
 # Words that make a question ask for the whole of something (at least one must occur).
 _GENERIC_HEAD = frozenset(
     [

@@ -2,36 +2,29 @@
 models that have seen how real assistants word questions about each family and about
 nothing a user's conventions settle.
 
-Logistic regressions over word 1-2-grams of the asking sentences (the same plain text the
-rules read: identifiers and quoted task terms left out) and the words of the message's code
-(a draft's `return "yes" if ok else "no"` is what "which return should stay?" asks about):
-- per family, whether the message asks about it, read on the questions the rules found it in
-  (with the rules' evidence: targeted or not, its score over the message, its best score in
-  one question). A rules target stays when this gives at least `threshold`;
-- once, whether the message asks about none of the families (with the number the rules
-  target and their best scores). Every rules target goes when this gives `none_threshold`;
-- per family on the words alone, whether the message asks about it. At `add_threshold` or
-  more, a rules target stays whatever the other two say, and a family the rules missed is
-  taken when the rules kept no family of its mechanism in the message (a user holds one
-  family per mechanism), on the question the rules found closest to it. When nothing is
-  kept but the none-model says something is asked (below `asked_threshold`), the family
-  these models rate highest is taken if it reaches `best_threshold`.
-Every model also reads the asking sentences' meaning: their WordPiece tokens summed over
-static token vectors distilled from MiniLM (`token_vectors.npz`, scripts/
-distill_token_vectors.py), so a word no bank message used still weighs by what it means. A
-rules target whose cue (the user's own words in the request) an asking sentence quotes always
-stays.
+Logistic regressions over the asking sentences' words (the plain text the rules read:
+identifiers and quoted task terms left out), the words of the message's code (a draft's
+`return "yes" if ok else "no"` is what "which return should stay?" asks about) and the
+sentences' meaning (WordPiece tokens summed over static token vectors distilled from MiniLM,
+`token_vectors.npz`, scripts/distill_token_vectors.py), so a word no bank message used still
+weighs by what it means:
+- per family, on the questions the rules found it in: may veto a rules target;
+- once, whether the message asks about none of the families: may veto every rules target;
+- per family on the words alone: when sure, keeps a rules target and takes a family the rules
+  missed in a mechanism they left free (a user holds one family per mechanism); when nothing
+  is kept yet something is asked, its best family may be taken.
+`LearnedWeights` names the thresholds each step uses. A rules target whose cue (the user's own
+words in the request) an asking sentence quotes, or that a plain question about its concept
+asks, always stays.
 
 Why: the rules' concept words also turn up in questions about other things (a near miss:
-"should I format the file with black?"), and everyday wordings escape any word list; on
-parts of the bank neither was written on, these models cut unasked reveals and off-target
-reveals by nine tenths or more and recover many of the rules' misses (README, "The simulated
-user").
+"should I format the file with black?"), and everyday wordings escape any word list. What the
+models change on parts of the bank neither was written on: docs/measurements.md.
 
 Weights are package data (`learned_weights.json`, written by scripts/train_intent_model.py
-from the bank's tune and dev parts only; the held-out parts never enter it). Inference is a
-sum of weights; the meaning vector is a sum of int8 rows (exact) read with math.fsum: the
-same reading on every machine."""
+from tuned parts only; the held-out parts never enter it). Inference is a sum of weights; the
+meaning vector is a sum of int8 rows (exact) read with math.fsum: the same reading on every
+machine."""
 
 from __future__ import annotations
 

@@ -19,11 +19,11 @@ from capabench.models import (
     is_policy,
     make_model,
 )
+from capabench.swe.agents.recorder import SessionRecorder
 from capabench.swe.agents.registry import RunnerOptions, register
-from capabench.swe.agents.session import SessionRecorder
 from capabench.swe.agents.workspace import Workspace
-from capabench.swe.records import AgentSetup, AgentTask, Budget, SessionOutcome
-from capabench.swe.sandbox import require_bwrap
+from capabench.swe.containment import require_bwrap
+from capabench.swe.swe_records import AgentSetup, AgentTask, Budget, SessionOutcome
 
 VERSION = "builtin-1"
 TOOLS = ["bash", "ask_user", "submit"]

@@ -4,7 +4,7 @@ one-line default, kept as an option). Tool calls that would prompt a person reac
 `can_use_tool` callback, which records and approves them; AskUserQuestion calls are the ask
 channel, logged in full and answered with the neutral first-option tie-break, up to the cap
 (one more ends the session). No hooks, no plan mode. The CLI the SDK spawns runs inside the
-sandbox (swe.sandbox) under an environment built from nothing, with a private config dir.
+sandbox (swe.containment) under an environment built from nothing, with a private config dir.
 A turn is one model reply, counted from Claude Code's transcript (an empty reply yields no
 SDK message); the turn budget is the CLI's --max-turns, which counts replies the same way."""
 
@@ -23,11 +23,19 @@ from typing import Literal
 import anyio
 
 from capabench.swe.agents.claude_transcript import read_transcript
+from capabench.swe.agents.recorder import SessionRecorder
 from capabench.swe.agents.registry import RunnerOptions, register
-from capabench.swe.agents.session import SessionRecorder
 from capabench.swe.agents.workspace import Workspace, agent_files, read_agent_file
+from capabench.swe.containment import (
+    agent_env,
+    bwrap_argv,
+    exec_wrapper,
+    give,
+    require_bwrap,
+)
+from capabench.swe.containment_view import base_python, install_root, interpreter_roots
 from capabench.swe.egress import Relay, endpoint_of
-from capabench.swe.records import (
+from capabench.swe.swe_records import (
     CLI_TURNS,
     AgentSetup,
     AgentTask,
@@ -35,14 +43,6 @@ from capabench.swe.records import (
     Budget,
     SessionOutcome,
 )
-from capabench.swe.sandbox import (
-    agent_env,
-    bwrap_argv,
-    exec_wrapper,
-    give,
-    require_bwrap,
-)
-from capabench.swe.sandbox_view import base_python, install_root, interpreter_roots
 
 SystemPrompt = Literal["preset", "bare"]
 SYSTEM_PROMPTS: dict[str, dict | None] = {

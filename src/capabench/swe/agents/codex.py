@@ -1,5 +1,5 @@
 """The GPT arm: the stock Codex CLI (`codex exec --json`, found by agents.codex_cli), its
-most vanilla configuration, inside the sandbox (swe.sandbox) with a private CODEX_HOME. Its
+most vanilla configuration, inside the sandbox (swe.containment) with a private CODEX_HOME. Its
 answerable ask channel is ending a turn with a question in the final message: each turn's
 final message goes through the ask classifier (v2 by default; an LLM judge beside it, or
 deciding, when configured); an ask is answered with the neutral reply through `codex exec
@@ -29,13 +29,20 @@ from capabench.swe.agents.codex_logs import (
     read_rollouts,
 )
 from capabench.swe.agents.process import supervise
+from capabench.swe.agents.recorder import SessionRecorder
 from capabench.swe.agents.registry import RunnerOptions, register
-from capabench.swe.agents.session import SessionRecorder
 from capabench.swe.agents.workspace import Workspace, agent_files, read_agent_file
 from capabench.swe.asks.detection import classifier
 from capabench.swe.asks.verdict import AskClassifier
+from capabench.swe.containment import (
+    agent_env,
+    bwrap_argv,
+    give,
+    require_bwrap,
+)
+from capabench.swe.containment_view import base_python, install_root, interpreter_roots
 from capabench.swe.egress import Relay, endpoint_of
-from capabench.swe.records import (
+from capabench.swe.swe_records import (
     CLI_TURNS,
     AgentSetup,
     AgentTask,
@@ -43,13 +50,6 @@ from capabench.swe.records import (
     Budget,
     SessionOutcome,
 )
-from capabench.swe.sandbox import (
-    agent_env,
-    bwrap_argv,
-    give,
-    require_bwrap,
-)
-from capabench.swe.sandbox_view import base_python, install_root, interpreter_roots
 
 REFUSED_CHANNEL = f"{ASK_TOOL} (refused)"
 # The CLI's own calls home, switched off where it has a setting (its update check, analytics,

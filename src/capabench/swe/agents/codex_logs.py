@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from capabench.swe.agents.workspace import agent_files, read_agent_file
-from capabench.swe.records import AgentWarning
+from capabench.swe.swe_records import AgentWarning
 
 # Trace only for the HTTP client: each request (its body: the tools offered) and each
 # response's status (Codex replaces an error's own message with a generic one); the CLI's

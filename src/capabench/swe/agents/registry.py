@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from capabench.models import ModelOptions
 from capabench.registry import Registry
-from capabench.swe.agents.session import AgentRunner
+from capabench.swe.agents.recorder import AgentRunner
 from capabench.swe.asks.verdict import AskClassifier
-from capabench.swe.records import CLI_TURNS, Budget
+from capabench.swe.swe_records import CLI_TURNS, Budget
 
 
 @dataclass(frozen=True)

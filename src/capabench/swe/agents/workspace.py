@@ -18,9 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from capabench.swe.containment import bwrap_argv, give, limits
+from capabench.swe.containment_view import interpreter_roots
 from capabench.swe.git import TreeGit, checkout
-from capabench.swe.sandbox import bwrap_argv, give, limits
-from capabench.swe.sandbox_view import interpreter_roots
 
 MAX_OUTPUT = 10_000  # characters of a command's output shown to the agent
 ENV = {

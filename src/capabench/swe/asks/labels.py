@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from capabench.swe.records import EventKind
+from capabench.swe.swe_records import EventKind
 
 FIELDS = (
     "run_id",

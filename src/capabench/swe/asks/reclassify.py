@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from capabench.swe.asks.detection import classifier
 from capabench.swe.asks.verdict import AskClassifier
-from capabench.swe.records import EventKind
+from capabench.swe.swe_records import EventKind
 
 
 class Reclassification(BaseModel):

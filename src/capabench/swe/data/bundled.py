@@ -18,7 +18,7 @@ from capabench.swe.data.bundled_repos import LIBRARIES, Library
 from capabench.swe.data.datasets import load_instances
 from capabench.swe.git import apply_patch, checkout, git
 from capabench.swe.grading.local import grade_locally, run_tests
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 INSTANCES = "instances.jsonl"
 

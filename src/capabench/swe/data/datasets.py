@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 # Dataset column -> Instance field. SWE-bench spells the test lists in capitals.
 COLUMNS = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 
 def issues_dir(runs: Path) -> Path:

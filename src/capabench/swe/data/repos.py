@@ -9,7 +9,7 @@ from pathlib import Path
 
 from capabench.paths import cache_dir
 from capabench.swe.data.bundled import repo_dir
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 GITHUB = "https://github.com/{repo}.git"
 

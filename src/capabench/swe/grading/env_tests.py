@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 from capabench.judge.sandbox import bwrap_available
+from capabench.swe.containment import bwrap_argv, limits
 from capabench.swe.git import git
 from capabench.swe.grading.specs import EnvSpec, run_command
-from capabench.swe.records import Instance
-from capabench.swe.sandbox import bwrap_argv, limits
+from capabench.swe.swe_records import Instance
 
 # swebench.harness.constants (5.x): the markers its grading reads.
 START = ">>>>> Start Test Output"

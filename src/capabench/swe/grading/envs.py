@@ -26,10 +26,10 @@ from typing import Literal
 from pydantic import BaseModel
 
 from capabench.paths import cache_dir
+from capabench.swe.containment import PASSTHROUGH
 from capabench.swe.git import checkout, git
 from capabench.swe.grading.specs import EnvSpec, requirements_text
-from capabench.swe.records import Instance
-from capabench.swe.sandbox import PASSTHROUGH
+from capabench.swe.swe_records import Instance
 
 RECORD = "env.json"
 # A spec step that needs what a per-user virtual environment can't give (root packages,

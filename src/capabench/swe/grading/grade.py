@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from capabench.swe.records import Instance, patch_files
+from capabench.swe.swe_records import Instance, patch_files
 
 # not_gradable: the instance's controls failed here (its gold patch doesn't resolve it, or
 # its empty patch does): no grade of it says anything about the agent.

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from capabench.swe.grading.grade import Grade, graded_part
 from capabench.swe.grading.harness_images import DEFAULT_BASE_IMAGE
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 T = TypeVar("T")
 HARNESS = "swebench.harness.run_evaluation"

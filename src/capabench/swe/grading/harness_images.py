@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from capabench.swe.git import checkout
-from capabench.swe.records import Instance, patch_files
+from capabench.swe.swe_records import Instance, patch_files
 
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
 HEREDOC = "EOF_114329324912"  # the delimiter SWE-bench's own eval scripts use

@@ -15,6 +15,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from capabench.swe.containment import limits, sandboxed
 from capabench.swe.git import apply_patch, checkout
 from capabench.swe.grading.env_tests import (
     TestsDidNotRun,
@@ -27,8 +28,7 @@ from capabench.swe.grading.envs import EnvProblem, ready_env
 from capabench.swe.grading.grade import Grade, graded_part
 from capabench.swe.grading.specs import spec_for
 from capabench.swe.grading.verdict import verdict
-from capabench.swe.records import Instance
-from capabench.swe.sandbox import limits, sandboxed
+from capabench.swe.swe_records import Instance
 
 
 def grade_locally(

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from capabench.swe.data.repos import ensure_repo
 from capabench.swe.grading.envs import EnvProblem, ensure_env, env_dir, env_key
 from capabench.swe.grading.specs import spec_for
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 
 class Prepared(BaseModel):

@@ -16,7 +16,7 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict
 
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 # swebench.harness.constants.NON_TEST_EXTS (5.x), for when the package is not installed:
 # files of a test patch that are not test modules.

@@ -8,7 +8,7 @@ have done, and the detail still names the tests that didn't run)."""
 from __future__ import annotations
 
 from capabench.swe.grading.grade import Grade
-from capabench.swe.records import Instance
+from capabench.swe.swe_records import Instance
 
 NOT_RUN = "not run"
 # swebench's TestStatus values, as a grade's test outcomes

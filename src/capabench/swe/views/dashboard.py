@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 from capabench.swe.data.issue_texts import recorded_issue_texts
-from capabench.swe.records import EventKind, Instance
 from capabench.swe.store import RunSummary, SweStore
+from capabench.swe.swe_records import EventKind, Instance
 
 SMALL = 20  # below this many, a rate is shown as a fraction, not a percentage
 MAX_TEXT = 4000

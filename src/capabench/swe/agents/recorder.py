@@ -9,7 +9,7 @@ import time
 from typing import Protocol
 
 from capabench.swe.agents.workspace import Workspace
-from capabench.swe.records import AgentTask, Ask, EventKind, SessionOutcome
+from capabench.swe.swe_records import AgentTask, Ask, EventKind, SessionOutcome
 
 NEUTRAL_REPLY = "Go with the first option you presented."  # adds no task information
 MAX_ASKS = 3  # asks answered per session; one more ends it (max_ask_rounds)

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from capabench.swe.sandbox_view import (
+from capabench.swe.containment_view import (
     SYSTEM_RO,
     base_python,
     interpreter_roots,
