@@ -169,7 +169,7 @@ def test_llm_gate_highlights_the_session_it_names_or_passes_on_its_guidance(buil
 
 
 def test_amem_builds_linked_evolving_notes_and_retrieves_with_links(built):
-    from capabench.history.base import parse_json
+    from capabench.models.json_answer import json_answer
 
     bench, _ = built
     session = _heldout(bench)[0]
@@ -200,7 +200,9 @@ def test_amem_builds_linked_evolving_notes_and_retrieves_with_links(built):
     sibling = next(s for s in _heldout(bench) if s.cell == session.cell and s.id != session.id)
     amem.context(sibling)  # same user: the memory is built once
     assert len(model.calls) == calls
-    assert parse_json('x {"a": 1} y') == {"a": 1} and parse_json("[1]") is None
+    assert json_answer('x {"a": 1} y', anywhere=True) == {"a": 1}
+    assert json_answer("[1]", anywhere=True) is None and json_answer('x {"a": 1} y') is None
+    assert json_answer('```json\n{"a": 1}\n```') == {"a": 1}
 
 
 def test_mem0_runs_offline_through_the_evaluated_model(built):

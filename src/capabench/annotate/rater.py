@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from pathlib import Path
 
 from capabench.annotate.agree import mechanism_named
 from capabench.models import JSON_OBJECT, ChatModel, Message
+from capabench.models.json_answer import json_answer
 
 PROMPT = """A user asked a coding assistant for something and left one thing unsaid, which the
 assistant had to know to satisfy them. Which mechanism made it go unsaid? Choose one of:
@@ -52,9 +52,5 @@ def rate_with_model(model: ChatModel, kit: Path, name: str) -> tuple[Path, int]:
 
 
 def _mechanism(text: str, mechanisms: list[str]) -> str:
-    found = re.search(r"\{.*\}", text, re.S)
-    try:
-        value = json.loads(found.group(0)).get("mechanism", "") if found else ""
-    except (ValueError, AttributeError):
-        return ""
+    value = (json_answer(text, anywhere=True) or {}).get("mechanism", "")
     return (isinstance(value, str) and mechanism_named(value, mechanisms)) or ""

@@ -27,13 +27,13 @@ import numpy as np
 from capabench.history.base import (
     HistoryContext,
     HistoryEnv,
-    parse_json,
     register,
     render_session,
 )
 from capabench.history.embed import DEFAULT_EMBEDDER, HASHING, embedder
 from capabench.history.memory_store import memory_slot
 from capabench.models.base import JSON_OBJECT, Message
+from capabench.models.json_answer import json_answer
 from capabench.records import Session
 
 NOTE_PROMPT = """Generate a structured analysis of this memory (an earlier coding session with a user).
@@ -116,7 +116,7 @@ class Memory:
         self.calls += 1
         self.tokens_in += reply.input_tokens
         self.tokens_out += reply.output_tokens
-        parsed = parse_json(reply.text)
+        parsed = json_answer(reply.text, anywhere=True)
         self.unparsed += parsed is None
         return parsed
 

@@ -3,8 +3,6 @@ session, with the context the assistant sees besides the new request."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -117,15 +115,3 @@ def render_history(sessions: list[Session], *, preface: str = "", **info) -> His
     parts = [preface] if preface else []
     parts += [render_session(s, i) for i, s in enumerate(sessions, 1)]
     return HistoryContext("\n\n".join(parts), tuple(s.id for s in sessions), tuple(sessions), info)
-
-
-def parse_json(text: str) -> dict | None:
-    """The first JSON object in an LLM answer, or None."""
-    match = re.search(r"\{.*\}", text, re.S)
-    if not match:
-        return None
-    try:
-        value = json.loads(match.group(0))
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None

@@ -17,12 +17,12 @@ from capabench.history.base import (
     HistoryContext,
     HistoryEnv,
     approx_tokens,
-    parse_json,
     register,
     render_history,
     render_session,
 )
 from capabench.models.base import JSON_OBJECT, Message
+from capabench.models.json_answer import json_answer
 from capabench.records import Session
 
 SUFFICIENT = (
@@ -112,7 +112,7 @@ Answer with JSON only, in exactly this shape:
 def parse_gate(text: str, sessions: int) -> dict:
     """The gate's answer as {decision, session (index or None), evidence, unresolved};
     anything unreadable counts as insufficient evidence."""
-    answer = parse_json(text) or {}
+    answer = json_answer(text, anywhere=True) or {}
     number = answer.get("session")
     index = number - 1 if isinstance(number, int) and not isinstance(number, bool) else None
     valid = index is not None and 0 <= index < sessions

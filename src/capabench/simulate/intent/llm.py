@@ -5,11 +5,11 @@ the `rules` matcher, and the reading records why in `note`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from capabench.conventions import REGISTRY
 from capabench.models import JSON_OBJECT, ChatModel, InfraError, Message
+from capabench.models.json_answer import json_answer
 from capabench.simulate.intent.base import QuestionReading, Reading, register
 from capabench.simulate.intent.rules import RulesMatcher
 from capabench.simulate.intent.text import prose, questions_of
@@ -69,13 +69,8 @@ class LLMMatcher:
 def parse(answer: str, families: Sequence[str]) -> list[str] | None:
     """The families of a JSON answer, in the session's order; None when the answer isn't
     a JSON object with a list of offered ids under "families"."""
-    try:
-        data = json.loads(
-            answer.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
-        )
-    except (json.JSONDecodeError, TypeError):
-        return None
-    chosen = data.get("families") if isinstance(data, dict) else None
+    data = json_answer(answer)
+    chosen = data.get("families") if data is not None else None
     if not isinstance(chosen, list) or not all(isinstance(f, str) for f in chosen):
         return None
     if not set(chosen) <= set(families):

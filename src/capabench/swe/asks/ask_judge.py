@@ -5,9 +5,8 @@ call falls back to the rules and says so in the detection's `note`."""
 
 from __future__ import annotations
 
-import json
-
 from capabench.models import ChatModel, InfraError, Message, ReplyOptions
+from capabench.models.json_answer import json_answer
 from capabench.swe.asks.detection import classifier
 from capabench.swe.asks.verdict import Detection
 
@@ -73,13 +72,8 @@ class AskJudge:
 
 def parse(answer: str) -> tuple[bool, str] | None:
     """(asked, reason) from the judge's JSON answer; None when it isn't one."""
-    try:
-        data = json.loads(
-            answer.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
-        )
-    except (json.JSONDecodeError, TypeError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("ask"), bool):
+    data = json_answer(answer)
+    if data is None or not isinstance(data.get("ask"), bool):
         return None
     return data["ask"], str(data.get("reason", ""))[:300]
 
