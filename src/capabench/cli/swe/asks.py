@@ -17,7 +17,7 @@ from capabench.cli.swe.app import DEFAULT_RUNS, RunsOpt, out
 def reclassify_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     config: Annotated[
-        str, typer.Option("--config", help="the classifier: v1, v2 or a config file")
+        str, typer.Option("--config", help="the classifier: v1, v2, v3 or a config file")
     ] = "v2",
     labels: Annotated[
         Path | None, typer.Option("--labels", help="a labelled harvest file: score against it")

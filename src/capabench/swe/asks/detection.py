@@ -12,7 +12,8 @@ interrogative line ending in a colon followed by a list of options.
 
 That is classifier v1, kept by name to compare with the published ambig-SWE numbers; the
 default is v2 (asks/speech_acts.py: speech acts, and an edit gate that lets a blocked edited turn
-ask). `classifier("v1")`, `classifier("v2")` or `classifier(PATH)` for a config of either kind."""
+ask); v3 is v2 with a learned veto over its asks (asks/veto.py). `classifier("v1")`,
+`classifier("v2")`, `classifier("v3")` or `classifier(PATH)` for a config of any kind."""
 
 from __future__ import annotations
 
@@ -25,9 +26,14 @@ from pathlib import Path
 from capabench import messages
 from capabench.swe.asks.speech_acts import SpeechActClassifier
 from capabench.swe.asks.verdict import AskClassifier, Detection
+from capabench.swe.asks.veto import VetoedClassifier, VetoWeights
 
 CONFIG = Path(__file__).with_name("config") / "ask_detection.json"  # v1
-CONFIGS = {"v1": CONFIG, "v2": CONFIG.with_name("ask_detection_v2.json")}
+CONFIGS = {
+    "v1": CONFIG,
+    "v2": CONFIG.with_name("ask_detection_v2.json"),
+    "v3": CONFIG.with_name("ask_detection_v3.json"),  # v2, its asks checked by a learned veto
+}
 DEFAULT = "v2"
 # v1's own units, not the reader's sentences: cut at every run of . ! ? and every line end,
 # abbreviations and dotted words not kept whole. Kept so that v1 stays the classifier it was
@@ -111,9 +117,12 @@ def prose(message: str) -> str:
 
 
 def load(spec: str | Path) -> AskClassifier:
-    """A classifier by version name ("v1", "v2") or from a config file of either kind."""
+    """A classifier by version name ("v1", "v2", "v3") or from a config file of any kind."""
     path = CONFIGS.get(str(spec), Path(spec))
     data = json.loads(Path(path).read_text())
+    if data.get("kind") == "vetoed":  # a base classifier and the veto over its asks
+        veto = VetoWeights.load(Path(path).with_name(data["veto"]))
+        return VetoedClassifier(load(data["base"]), veto, f"v{data['version']}")
     if data.get("kind") == "speech_acts":
         return SpeechActClassifier.from_config(data)
     return Classifier.load(path)
