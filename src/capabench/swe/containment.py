@@ -25,6 +25,7 @@ import functools
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -316,9 +317,17 @@ def run_contained(
     require_bwrap()
     work = Path(work)
     wrapped = _in_checkout(argv, work, Path(tmp), expose)
+    return run_limited(wrapped, cwd=work, env=env, timeout_s=timeout_s)
+
+
+def run_limited(
+    argv: list[str], *, cwd: Path, env: dict[str, str], timeout_s: float
+) -> tuple[int | None, str]:
+    """Run `argv` under rlimits in its own session, no stdin; (exit code, or None when it
+    ran past `timeout_s` and its whole group was killed, and the combined output)."""
     proc = subprocess.Popen(
-        wrapped,
-        cwd=work,
+        argv,
+        cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -329,6 +338,6 @@ def run_contained(
         out, _ = proc.communicate(timeout=timeout_s)
         return proc.returncode, out.decode(errors="replace")
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
+        os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         return None, out.decode(errors="replace")

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
 import stat
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from capabench.swe.containment import bwrap_argv, give, limits
+from capabench.swe.containment import bwrap_argv, give, run_limited
 from capabench.swe.containment_view import interpreter_roots
 from capabench.swe.git import TreeGit, checkout
 
@@ -98,23 +96,7 @@ class Workspace:
                 expose=interpreter_roots(),
             )
         env = {**ENV, "PATH": f"{Path(sys.executable).parent.resolve()}:{ENV['PATH']}"}
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=limits,
-        )
-        try:
-            out, _ = proc.communicate(timeout=timeout_s)
-            code: int | None = proc.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = proc.communicate()
-            code = None
-        text = out.decode(errors="replace")
+        code, text = run_limited(argv, cwd=self.path, env=env, timeout_s=timeout_s)
         if len(text) > MAX_OUTPUT:
             cut = len(text) - MAX_OUTPUT
             text = f"{text[: MAX_OUTPUT // 2]}\n[... {cut} characters cut ...]\n{text[-MAX_OUTPUT // 2 :]}"
