@@ -63,12 +63,6 @@ class Alternation:
         self._unguarded = any(need is None for need, _ in self._alone)
         self._of = lru_cache(maxsize=1024)(self._alternatives)
 
-    def possible(self, occur: frozenset[str]) -> bool:
-        """Whether any alternative may match a text in which exactly `occur` (of at least
-        this alternation's literals) occur."""
-        # some alternative's literal occurs iff one of all their literals does
-        return self._unguarded or not self.literals.isdisjoint(occur)
-
     def narrowed(self, occur: frozenset[str]) -> re.Pattern | None:
         """The alternation of only the alternatives that may match a text in which exactly
         `occur` occur (None: none may). The others can't match anywhere in that text, so it
@@ -85,7 +79,7 @@ class Alternation:
         return re.compile("|".join(f"(?:{self.patterns[i]})" for i in keep)) if keep else None
 
     def matches(self, text: str, occur: frozenset[str]) -> bool:
-        """Whether the alternation matches anywhere in `text` (`occur` as for `possible`)."""
+        """Whether the alternation matches anywhere in `text` (`occur` as for `narrowed`)."""
         return any(
             (need is None or not need.isdisjoint(occur)) and pattern.search(text)
             for need, pattern in self._alone
