@@ -1,6 +1,7 @@
 """How much of CAPA a local model can play in a time budget on this machine: a short
-calibration (load, one prompt, one generation) measures its speed, and the slice the main
-job plays (sessions per condition, tokens per reply) is the largest that fits.
+calibration (load, then a short and a long prompt, each generating a few tokens) measures
+its speed, and the slice the main job plays (sessions per condition, tokens per reply) is
+the largest that fits.
 
     python -m capabench.models.local_slice --budget-s 240 [--model local[/file.gguf]]
 
@@ -78,6 +79,8 @@ def measure(model_spec: str = "local") -> Speed:
     from capabench.models.local import LocalModel, embedded_gguf
 
     path = embedded_gguf() if model_spec == "local" else Path(model_spec.split("/", 1)[1])
+    if not path.is_file():
+        raise SystemExit(f"local_slice: no model file {path}")
     started = time.perf_counter()
     model = LocalModel(path, max_tokens=_CALIBRATION_TOKENS)
     load = time.perf_counter() - started
