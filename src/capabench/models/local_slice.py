@@ -19,12 +19,13 @@ from capabench.records import TURN_BUDGET
 
 # What a played session costs, in tokens, as the embedded model plays the default benchmark:
 # a request (and for same-user a history) evaluated once, then per turn the reply and the
-# user's answer evaluated, the reply generated (about half the cap: a reply ends with its
-# first code block). Judge and simulated user: about a third of a second per turn.
+# user's answer evaluated, the reply generated (a share of the cap: a reply ends with its
+# first code block; docs/main-job.md has the shares played). Judge and simulated user: about
+# a third of a second per turn.
 REQUEST_TOKENS = 400
 HISTORY_TOKENS = 2600
 ANSWER_TOKENS = 80
-REPLY_SHARE = 0.5
+REPLY_SHARE = 0.6
 OTHER_S_PER_TURN = 0.35
 CHOICES = [(2, 512), (2, 384), (1, 512), (1, 384), (1, 256)]  # preferred first
 # The calibration's two prompts: llama.cpp evaluates and generates more slowly as its context
@@ -102,7 +103,7 @@ def measure(model_spec: str = "local") -> Speed:
 
 
 def session_s(speed: Speed, max_tokens: int, history: bool) -> float:
-    """A pessimistic session: every turn of the budget played, at the context it has reached."""
+    """A long session: every turn of the budget played, at the context it has reached."""
     reply = max_tokens * REPLY_SHARE
     new = REQUEST_TOKENS + (HISTORY_TOKENS if history else 0)
     context, total = 0.0, 0.0
