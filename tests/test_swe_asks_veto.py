@@ -11,7 +11,7 @@ from capabench.swe.asks.detection import classifier
 from capabench.swe.asks.veto import WEIGHTS, VetoWeights, features
 
 CORPUS = Path(__file__).parent / "data" / "ask_messages"
-MEASURED = {"heldout", "heldout2", "heldout5"}  # held-out parts only ever measured
+MEASURED = {"heldout", "heldout2", "heldout5", "heldout7"}  # held-out parts only ever measured
 V2, V3 = classifier("v2"), classifier("v3")
 
 
@@ -27,7 +27,7 @@ def test_v3_is_available_by_name_and_v2_stays_the_default():
 
 
 def test_the_veto_only_removes_asks_over_the_development_parts():
-    removed = 0
+    removed = {True: 0, False: 0}  # by the message's label
     for part in sorted(CORPUS.glob("*.json")):
         if part.stem in MEASURED:
             continue
@@ -36,8 +36,10 @@ def test_the_veto_only_removes_asks_over_the_development_parts():
             after = V3.classify(m["text"], edited=m["edited"])
             assert not after.asked or before.asked
             assert after.categories == before.categories  # v2's reading is kept
-            removed += before.asked and not after.asked
-    assert removed <= 5  # on the parts it was trained on, v3 keeps nearly all of v2's asks
+            removed[m["ask"]] += before.asked and not after.asked
+    # on the parts it was trained on, v3 keeps nearly all of v2's real asks and removes
+    # more false ones than real ones
+    assert removed[True] <= 5 and removed[False] > removed[True]
 
 
 def test_an_optional_question_after_finished_work_is_vetoed():
