@@ -23,7 +23,11 @@ from pathlib import Path
 from capabench.swe.asks.detection import load
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "ask_messages"
-DEVELOPMENT = {"heldout3", "heldout4", "heldout6"}  # held-out parts since read and tuned on (README.md there)
+DEVELOPMENT = {
+    "heldout3",
+    "heldout4",
+    "heldout6",
+}  # held-out parts since read and tuned on (README.md there)
 
 
 def _pr(rows: list[tuple[bool, bool]]) -> str:

@@ -99,8 +99,9 @@ def test_reclassify_reproduces_stored_verdicts_and_finds_changes(tmp_path):
 # -- v2: speech acts --------------------------------------------------------------------------
 
 
-def test_v1_stays_available_by_name_and_v2_is_the_default():
-    assert classifier().version == "v2" and classifier("v1").version == "v1"
+def test_v1_and_v2_stay_available_by_name_and_v3_is_the_default():
+    assert classifier().version == "v3" and classifier("v1").version == "v1"
+    assert classifier("v2").version == "v2"
     assert load(CONFIG).version == "v1"
 
 
@@ -877,7 +878,7 @@ def test_harvest_then_labels_scores_match_a_hand_count(tmp_path):
     )
     assert again.exit_code != 0 and "won't overwrite" in again.output
     rows = list(csv.DictReader(out.open()))
-    assert len(rows) == len(CORPUS) and {r["stored_version"] for r in rows} == {"v2"}
+    assert len(rows) == len(CORPUS) and {r["stored_version"] for r in rows} == {"v3"}
     # Label by the fixture's truth, then flip two labels and leave one row unlabelled.
     for row, case in zip(rows, CORPUS, strict=True):
         row["label"] = "ask" if case["label"] else "not"
@@ -934,10 +935,10 @@ def test_ask_judge_reads_json_under_its_schema_and_falls_back_to_the_rules():
     assert model.schemas == [SCHEMA] and "changed files" in model.calls[0][0].content
     for answer in ("sure, it asks", '{"ask": "yes"}', "```json\n[true]\n```"):
         d = AskJudge(ScriptedModel([answer]), "fake").classify(ask)
-        assert d.asked and d.version == "judge:fake->v2" and "unreadable" in d.note
+        assert d.asked and d.version == "judge:fake->v3" and "unreadable" in d.note
 
     def broken(messages):
         raise InfraError("connection refused")
 
     d = AskJudge(ScriptedModel(broken), "fake").classify("All done; tests pass.")
-    assert not d.asked and d.version == "judge:fake->v2" and "connection refused" in d.note
+    assert not d.asked and d.version == "judge:fake->v3" and "connection refused" in d.note

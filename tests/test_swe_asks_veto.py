@@ -22,8 +22,8 @@ def test_the_veto_never_saw_a_held_out_part():
     assert all((CORPUS / name).exists() for name in trained_on)
 
 
-def test_v3_is_available_by_name_and_v2_stays_the_default():
-    assert classifier().version == "v2" and V3.version == "v3"
+def test_v3_is_the_default_and_v2_stays_available_by_name():
+    assert classifier().version == "v3" and V2.version == "v2"
 
 
 def test_the_veto_only_removes_asks_over_the_development_parts():

@@ -54,7 +54,7 @@ def test_codex_cli_asks_is_answered_goes_on_and_is_graded(swe_bundled, tmp_path)
     assert (
         ask.question == QUESTION and ask.answer == NEUTRAL_REPLY and ask.channel == "final message"
     )
-    assert ask.detection["version"] == "v2" and not ask.edited_before
+    assert ask.detection["version"] == "v3" and not ask.edited_before
     # The resumed turn carried the neutral reply, verbatim.
     assert any(NEUTRAL_REPLY in u for u in user_texts(requests[-1]))
     kinds = [e["kind"] for e in store.events(run.run_id) if e["kind"] != "codex"]
@@ -98,6 +98,6 @@ def test_an_ask_judge_is_recorded_beside_the_classifier_or_decides(swe_bundled, 
         )
         (run,) = batch(instances[:1], ["ambiguous"], "gpt-fake", runner, store)
     first = next(e for e in store.events(run.run_id) if e["kind"] == "final")
-    assert first["detection"]["version"] == "v2" and first["detection"]["asked"]
+    assert first["detection"]["version"] == "v3" and first["detection"]["asked"]
     assert first["judge"]["version"] == "judge:fake" and not first["judge"]["asked"]
     assert run.asked is not decides

@@ -17,8 +17,9 @@ from capabench.cli.swe.app import DEFAULT_RUNS, RunsOpt, out
 def reclassify_cmd(
     runs: RunsOpt = DEFAULT_RUNS,
     config: Annotated[
-        str, typer.Option("--config", help="the classifier: v1, v2, v3 or a config file")
-    ] = "v2",
+        str | None,
+        typer.Option("--config", help="the classifier: v1, v2, v3 or a config file [default: v3]"),
+    ] = None,
     labels: Annotated[
         Path | None, typer.Option("--labels", help="a labelled harvest file: score against it")
     ] = None,
@@ -37,14 +38,17 @@ def reclassify_cmd(
     """Re-apply an ask classifier (or an LLM judge) to every stored final message and print the
     verdicts that change (read-only); with --labels, its precision and recall against hand
     labels instead."""
-    from capabench.swe.asks.detection import load
+    from capabench.swe.asks.detection import DEFAULT, load
     from capabench.swe.asks.reclassify import reclassify
     from capabench.swe.store import SweStore
 
+    config = config or DEFAULT
     try:
         clf = load(config)
     except (OSError, ValueError, KeyError) as exc:
-        raise fail(f"--config {config}: not v1, v2 or an ask-detection config ({exc})") from None
+        raise fail(
+            f"--config {config}: not v1, v2, v3 or an ask-detection config ({exc})"
+        ) from None
     if judge_model:
         clf = ask_judge(judge_model, base_url)
     if labels is not None:

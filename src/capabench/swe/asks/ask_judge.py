@@ -1,7 +1,7 @@
 """An LLM judge of "did the agent ask?", reported beside the rule-based verdict: a fixed
 rubric (the labelling rule of the classifier's corpus), a JSON answer that must follow a
 schema, temperature 0 and the model layer's response cache. An unreadable answer or a failed
-call falls back to the rules and says so in the detection's `note`."""
+call falls back to the default classifier and says so in the detection's `note`."""
 
 from __future__ import annotations
 

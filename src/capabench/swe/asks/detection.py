@@ -11,8 +11,8 @@ with no counted question still asks through an explicit information request, or 
 interrogative line ending in a colon followed by a list of options.
 
 That is classifier v1, kept by name to compare with the published ambig-SWE numbers; the
-default is v2 (asks/speech_acts.py: speech acts, and an edit gate that lets a blocked edited turn
-ask); v3 is v2 with a learned veto over its asks (asks/veto.py). `classifier("v1")`,
+default is v3: v2 (asks/speech_acts.py: speech acts, and an edit gate that lets a blocked edited
+turn ask) with a learned veto over its asks (asks/veto.py). `classifier("v1")`,
 `classifier("v2")`, `classifier("v3")` or `classifier(PATH)` for a config of any kind."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ CONFIGS = {
     "v2": CONFIG.with_name("ask_detection_v2.json"),
     "v3": CONFIG.with_name("ask_detection_v3.json"),  # v2, its asks checked by a learned veto
 }
-DEFAULT = "v2"
+DEFAULT = "v3"
 # v1's own units, not the reader's sentences: cut at every run of . ! ? and every line end,
 # abbreviations and dotted words not kept whole. Kept so that v1 stays the classifier it was
 # (the reader's sentences flip some of its verdicts); v2 reads sentences.
