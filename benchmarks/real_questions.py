@@ -14,6 +14,8 @@ per message, the 95th percentile over the split.
 
     python benchmarks/real_questions.py [--matchers learned,rules] [--split tune|heldout|both]
         [--show]   # tune only: the messages missed or revealing unasked families
+    python benchmarks/real_questions.py --file FILE.json [--file ...]   # other files in the
+        # corpus's format (e.g. a new source, measured before it joins a split): aggregates
 """
 
 from __future__ import annotations
@@ -114,10 +116,16 @@ def main() -> None:
     parser.add_argument("--matchers", default="learned,rules")
     parser.add_argument("--split", choices=("tune", "heldout", "both"), default="both")
     parser.add_argument("--show", action="store_true", help="tune: print misses and false reveals")
+    parser.add_argument(
+        "--file", action="append", type=Path, help="measure this file instead (aggregates only)"
+    )
     args = parser.parse_args()
-    splits = ("tune", "heldout") if args.split == "both" else (args.split,)
-    for split in splits:
-        entries = split_entries(split)
+    if args.file:
+        parts = [(path.stem, load_bank(path)) for path in args.file]
+    else:
+        splits = ("tune", "heldout") if args.split == "both" else (args.split,)
+        parts = [(split, split_entries(split)) for split in splits]
+    for split, entries in parts:
         for name in args.matchers.split(","):
             matcher = make_matcher(name)
             fid = measure(matcher, entries)
