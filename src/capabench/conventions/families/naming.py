@@ -86,6 +86,7 @@ class Naming(Family):
             r"\b(?:correct|right|intended|expected|preferred) (?:function |method )?name\b",
             r"^(?!.*\b(?:branch|test|file|module|variable|var|temp|class|folder|directory|commit|column|key)\w*\b).*\bnaming (?:convention|scheme|style|pattern)s?\b",
             r"\b(?:snake|camel|pascal)[_ -]?case\b",
+            r"\b(?:name|call) (?:it|the function|this function) (?:differently|something else)\b",
         ),
     )
     exemplars = (

@@ -14,8 +14,8 @@ weighs by what it means:
   missed in a mechanism they left free (a user holds one family per mechanism); when nothing
   is kept yet something is asked, its best family may be taken.
 `LearnedWeights` names the thresholds each step uses. A rules target whose cue (the user's own
-words in the request) an asking sentence quotes, or that a plain question about its concept
-asks, always stays.
+words in the request) an asking sentence quotes (cues.py), or that a plain question about its
+concept asks, always stays.
 
 Why: the rules' concept words also turn up in questions about other things (a near miss:
 "should I format the file with black?"), and everyday wordings escape any word list. What the
@@ -92,8 +92,6 @@ class Evidence(BaseModel):
     # about two families doesn't dilute the one with the other's words
     focus: dict[str, frozenset[str]]
     rules: dict[str, tuple[float, float, float]]
-    # families whose cue (the user's own words in the request) an asking sentence quotes
-    quoted: frozenset[str]
     # the asking sentences' tokens summed over the token vectors (exact integers), and its norm
     meaning: tuple[int, ...]
     norm: float
@@ -192,14 +190,10 @@ def evidence(message: str) -> Evidence:
     for text, q in zip(texts, reading.questions, strict=True):
         for f in q.targets:
             own.setdefault(f, []).append(text)
-    asking = _folded(" ".join(q.text for q in asked))
     summed, norm = meaning(" ".join(read))
     return Evidence(
         meaning=summed,
         norm=norm,
-        quoted=frozenset(
-            f for f in REGISTRY if any(c and _folded(c) in asking for c in REGISTRY[f].cues)
-        ),
         ngrams=ngrams(" ".join(texts)) | code_words(message),
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
@@ -273,7 +267,8 @@ class LearnedMatcher:
             if f not in self.untrained
         }
         sure = {f for f, p in words.items() if p >= w.add_threshold}
-        sure |= targeted & ev.quoted  # a question about the user's own words is about them
+        # a question about the user's own words (cues.py), or a plain question about a
+        # family's concept, is about that family: no model vetoes it
         sure |= targeted & {f for q in ev.reading.questions for f in q.plainly}
         nothing = probability(w.none, ev.ngrams, ev.overall, ev)
         if nothing >= w.none_threshold:

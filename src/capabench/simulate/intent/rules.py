@@ -1,9 +1,9 @@
 """The `rules` matcher: each family's vocabulary (its concept's words; generic ones only next
 to the family's subject) over every asking sentence, clause by clause. Generic words decide
 only when no family is named outright, and not for a family the message never names while it
-names others; within a mechanism the stronger reading wins (a user holds one family per
-mechanism). A sentence that names nothing itself and refers back ("What was that?", "Correct
-me if not.") is read with the sentences before it. Tuned on the bank's tune and dev parts,
+names others; siblings of one mechanism that both reach the threshold are both asked about. A
+sentence that names nothing itself and refers back ("What was that?", "Correct me if not.") is
+read with the sentences before it. Tuned on the bank's tune and dev parts,
 measured on its held-out part (benchmarks/user_fidelity.py)."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 from capabench.conventions import REGISTRY
 from capabench.messages import sentences
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
+from capabench.simulate.intent.cues import quoted_cues
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, occurring
 from capabench.simulate.intent.text import Question, questions_of
@@ -297,16 +298,20 @@ class RulesMatcher:
         for question in asked:
             found = candidates(question.text, leaning, names, present)
             elliptical = question.refers_back or len(question.text.split()) <= 5
-            if question.context and elliptical and not _targets(found, REGISTRY, leaning):
+            if question.context and elliptical and not _targets(found, REGISTRY):
                 found = candidates(f"{question.context} {question.text}", leaning, names, present)
-            # a generic question reveals nothing, whatever its words serve
-            is_generic = generic(question.text)
-            targets = [] if is_generic else _targets(found, families, leaning)
+            # a question about the user's own words asks about what they stand for, and so
+            # does a plain question about a family's concept; a generic question reveals
+            # nothing, whatever its words serve
+            quoted = quoted_cues(question.text)
+            is_generic = not quoted and generic(question.text)
+            targets = [] if is_generic else _targets(found, families)
+            targets += [f for f in quoted if f in families and f not in targets]
             plainly = () if is_generic else asked_plainly(question.text)
             if plainly:
                 # a plain question reaches its family unless the reading already gave its
                 # mechanism another (a user holds one family per mechanism)
-                taken = {REGISTRY[f].mechanism for f in _targets(found, REGISTRY, leaning)}
+                taken = {REGISTRY[f].mechanism for f in _targets(found, REGISTRY)}
                 targets += [
                     f
                     for f in plainly
@@ -317,7 +322,7 @@ class RulesMatcher:
                     text=question.text,
                     targets=tuple(targets),
                     best=found[0] if found else None,
-                    plainly=plainly,
+                    plainly=tuple(sorted({*plainly, *quoted})),
                 )
             )
         reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
@@ -340,22 +345,13 @@ def asked_plainly(question: str) -> tuple[str, ...]:
     )
 
 
-def _targets(found: list[Candidate], families, leaning: dict[str, float]) -> list[str]:
-    """Families at or over the threshold, and within a mechanism only the best: a user
-    holds one family per mechanism, so siblings compete for the same words ("where do you
-    look for it": a log, or a file?) and the stronger reading wins (ties: the message's)."""
-    rank = {c.family: (c.score, leaning.get(c.family, 0.0)) for c in found if c.score >= THRESHOLD}
-    best: dict = {}
-    for family, key in rank.items():
-        mechanism = REGISTRY[family].mechanism
-        best[mechanism] = max(best.get(mechanism, key), key)
-    return [
-        c.family
-        for c in found
-        if c.family in rank
-        and rank[c.family] == best[REGISTRY[c.family].mechanism]
-        and c.family in families
-    ]
+def _targets(found: list[Candidate], families) -> list[str]:
+    """Families at or over the threshold in the question itself. Siblings of one mechanism
+    both count when each reaches it: "printed, or written to a file?" asks about the log and
+    the file (a user holds one of them, and hears about that one). Only the best of them
+    counted until issue 27's fourth session, which cost real questions a tenth of their
+    recall (docs/measurements.md)."""
+    return [c.family for c in found if c.score >= THRESHOLD and c.family in families]
 
 
 @register("rules")
