@@ -283,3 +283,27 @@ def test_a_damaged_result_line_is_reported(world, tmp_path):
     assert out.exit_code == 0 and "results.jsonl:3: not a valid result" in out.output.replace(
         "\n", ""
     )
+
+
+def test_ctrl_c_during_a_run_says_what_was_kept_and_how_to_resume(world, tmp_path, monkeypatch):
+    import dataclasses
+
+    from capabench.runner import Runner
+
+    played = Runner.run
+
+    def interrupted(self, progress=None):
+        config, self.config = self.config, dataclasses.replace(self.config, limit=1)
+        played(self, progress)  # one session finishes and is stored, then Ctrl-C
+        self.config = config
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Runner, "run", interrupted)
+    run = tmp_path / "run"
+    out = CliRunner().invoke(app, [*RUN, "--run-dir", str(run)])
+    assert out.exit_code == 130 and "Traceback" not in out.output
+    assert f"interrupted: 1 of 2 session(s) kept in {run}" in " ".join(out.output.split())
+    assert len((run / "results.jsonl").read_text().splitlines()) == 1
+    monkeypatch.setattr(Runner, "run", played)
+    again = CliRunner().invoke(app, [*RUN, "--run-dir", str(run)])
+    assert again.exit_code == 0 and "(2 results)" in again.output, again.output

@@ -57,6 +57,13 @@ def run_cmd(
             runner.run(progress=lambda _r: bar.advance(task))
     except (RunDirError, ExecutorError) as exc:
         raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        kept = total - len(runner.jobs())
+        Console(stderr=True).print(
+            f"interrupted: {kept} of {total} session(s) kept in {path}; "
+            "the same command resumes from there"
+        )
+        raise typer.Exit(130) from None
     (run,) = load_runs([path], warn=warn)
     if not quiet:
         print_run_tables([run])
