@@ -112,10 +112,6 @@ class Evidence(BaseModel):
         )
 
 
-def _folded(text: str) -> str:
-    return " ".join(text.lower().replace("’", "'").split())
-
-
 def ngrams(text: str) -> frozenset[str]:
     words = _TOKEN.findall(text)
     return frozenset(words) | frozenset(f"{a} {b}" for a, b in itertools.pairwise(words))

@@ -3,8 +3,8 @@ to the family's subject) over every asking sentence, clause by clause. Generic w
 only when no family is named outright, and not for a family the message never names while it
 names others; siblings of one mechanism that both reach the threshold are both asked about. A
 sentence that names nothing itself and refers back ("What was that?", "Correct me if not.") is
-read with the sentences before it. Tuned on the bank's tune and dev parts,
-measured on its held-out part (benchmarks/user_fidelity.py)."""
+read with the sentences before it. Tuned on the bank's tune and dev parts, measured on its
+held-out part (benchmarks/user_fidelity.py)."""
 
 from __future__ import annotations
 
