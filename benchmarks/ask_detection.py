@@ -23,11 +23,8 @@ from pathlib import Path
 from capabench.swe.asks.detection import load
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "ask_messages"
-DEVELOPMENT = {
-    "heldout3",
-    "heldout4",
-    "heldout6",
-}  # held-out parts since read and tuned on (README.md there)
+# held-out parts since read and tuned on (README.md there)
+DEVELOPMENT = {"heldout3", "heldout4", "heldout6"}
 
 
 def _pr(rows: list[tuple[bool, bool]]) -> str:

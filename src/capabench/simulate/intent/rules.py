@@ -286,8 +286,8 @@ class RulesMatcher:
         # counts distinct words, so the repeats only cost time on long messages
         pieces = [s for q in asked for s in (*sentences(q.context), q.text)]
         whole = " ".join(dict.fromkeys(pieces))
-        # The whole message's leaning (siblings tied in one sentence go to the one the message
-        # speaks of more) and the families it names outright.
+        # The whole message's leaning (generic words tied in one clause go to the family the
+        # message speaks of more) and the families it names outright.
         lowered = plain(whole)
         # A family none of whose words occur in anything read here scores nothing anywhere
         # (what its `ignore` takes out only lowers a score): the rest is read, family by family.
