@@ -10,6 +10,15 @@ from capabench.conventions.base import (
 )
 from capabench.records import Mechanism
 
+# A string offered as what comes back is this family's, unless the sentence is about the input
+# or bad input ("None or a string instead of a list?"), a yes/no, a number or the text's case
+# (their own families ask those: "a plain int, or a string?" is how the number is written).
+_STRING_OFFER = (
+    r"^(?!.*\b(?:inputs?|arguments?|passed|passes|reach\w*|arriv\w*|receiv\w*|given|gets|handed|supplie\w*|called with|parse\w*|"
+    r"instead|isn't|not a|none|wrong|junk|garbage|files?|disk|dump\w*|bool\w*|true|false|truth|builtin|yes|no|"
+    r"int|integers?|numbers?|count|digits?|figure|words?|spelled|ordinal|case|capitali\w*|lower\w*|upper\w*|join)\b)"
+)
+
 
 @register
 class Serialized(Family):
@@ -71,10 +80,17 @@ class Serialized(Family):
             r"\bformat(?:ted|ting)? (?:the |a )?(?:number|log|line|message|code)",
         ),
         questions=(
-            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\breturn\w*\b[^.?!]{0,30}\b(?:json|serialized?|repr)\b",
-            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\b(?:json|serialized?|repr)\b[^.?!]{0,20}\b(?:string|text)\b[^.?!]{0,20}\breturn",
+            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|dump\w*|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\breturn\w*\b[^.?!]{0,30}\b(?:json|serialized?|repr)\b",
+            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|dump\w*|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\b(?:json|serialized?|repr)\b[^.?!]{0,20}\b(?:string|text)\b[^.?!]{0,20}\breturn",
             r"\breturn (?:a |the )?(?:\w+ )?(?:string|text) or (?:a |the |an )?(?:actual )?(?:object|list|dict|value|number|python)\b",
-            r"\b(?:string|text) representation\b",
+            r"^(?!.*\b(?:inputs?|arguments?|passed|given)\b).*\b(?:string|text) representation\b",
+            # "a plain list like [1, 2], or something else, such as a string?": a string offered
+            # as another form of what comes back, alone or in a fragment of its own
+            _STRING_OFFER
+            + r"(?=.*\b(?:return\w*|give\w* back|come\w* back|get back|send\w* back|hand\w* back|output|something else|different format)\b)"
+            r".*(?:\bor\b|,|\(|\bsuch as\b|\be\.g\.)[^.?!]{0,60}\b(?:an?|as an?|as|into an?) (?:plain |python |single |formatted |json )?(?:string|str)\b(?! (?:of|that|with|containing|where)\b)",
+            _STRING_OFFER
+            + r"(?:or )?an? (?:plain |python |json )?(?:string|str)(?:,| or\b)[^.?!]{0,40}\b(?:an?|something)\b",
         ),
     )
     exemplars = (

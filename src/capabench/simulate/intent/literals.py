@@ -61,6 +61,7 @@ class Alternation:
         self._alone = [(required_literals(p), re.compile(p)) for p in self.patterns]
         self.literals = frozenset(lit for need, _ in self._alone for lit in need or ())
         self._unguarded = any(need is None for need, _ in self._alone)
+        self._kept = lru_cache(maxsize=1024)(self._keep)
         self._of = lru_cache(maxsize=1024)(self._alternatives)
 
     def narrowed(self, occur: frozenset[str]) -> re.Pattern | None:
@@ -68,10 +69,13 @@ class Alternation:
         `occur` occur (None: none may). The others can't match anywhere in that text, so it
         finds the same matches as the whole alternation, sooner."""
         hit = self.literals & occur
-        return self._of(hit) if hit or self._unguarded else None
+        return self._of(self._kept(hit)) if hit or self._unguarded else None
 
-    def _alternatives(self, hit: frozenset[str]) -> re.Pattern | None:
-        keep = [i for i, (need, _) in enumerate(self._alone) if need is None or need & hit]
+    def _keep(self, hit: frozenset[str]) -> tuple[int, ...]:
+        return tuple(i for i, (need, _) in enumerate(self._alone) if need is None or need & hit)
+
+    def _alternatives(self, keep: tuple[int, ...]) -> re.Pattern | None:
+        # compiled per set of alternatives kept, which many sets of literals share
         if len(keep) == len(self.patterns):
             return self.compiled
         if len(keep) == 1:
