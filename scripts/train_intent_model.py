@@ -87,10 +87,10 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
     vocabulary = sorted(g for g, n in counts.items() if n >= MIN_COUNT and not _task_name(g))
     column = {g: i for i, g in enumerate(vocabulary)}
 
-    def matrix(family: str | None) -> sp.csr_matrix:
+    def matrix(family: str | None, prose: bool = False) -> sp.csr_matrix:
         rows, cols = [], []
         for r, ev in enumerate(evidences):
-            for g in ev.words(family):
+            for g in ev.prose if prose else ev.words(family):
                 if g in column:
                     rows.append(r)
                     cols.append(column[g])
@@ -103,9 +103,13 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
     )
 
     def fit(
-        family: str | None, rules_view: list, y: np.ndarray, about: str | None = None
+        family: str | None,
+        rules_view: list,
+        y: np.ndarray,
+        about: str | None = None,
+        prose: bool = False,
     ) -> FamilyWeights:
-        x = sp.hstack([matrix(family), sp.csr_matrix(rules_view), meaning]).tocsr()
+        x = sp.hstack([matrix(family, prose), sp.csr_matrix(rules_view), meaning]).tocsr()
         # a message whose reveal of the family (`about`) would be defensible (the real
         # corpus's second tier) teaches neither way
         keep = np.array([about is None or about not in e.defensible for e in entries])
@@ -127,7 +131,8 @@ def train(entries: list[BankEntry], evidences: list[Evidence], *, c: float) -> L
         trained_on={},
         families={f: fit(f, [ev.rules[f] for ev in evidences], y, f) for f, y in asks.items()},
         words_only={
-            f: fit(None, [(0.0, 0.0, 0.0)] * len(evidences), y, f) for f, y in asks.items()
+            f: fit(None, [(0.0, 0.0, 0.0)] * len(evidences), y, f, prose=True)
+            for f, y in asks.items()
         },
         none=fit(
             None, [ev.overall for ev in evidences], np.array([not e.targets for e in entries])

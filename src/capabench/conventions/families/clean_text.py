@@ -84,7 +84,7 @@ class CleanText(Family):
         questions=(
             r"\b(?:upper|lower|title|sentence)[- ]?case\b(?![- ]?(?:insensitiv|sensitiv))[^.?!]{0,40}\b(?:output|result|return|returned|string|text|words)\b",
             r"\b(?:output|result|returned|return|string|text)\b[^.?!]{0,40}\b(?:upper|lower|title)[- ]?cased?\b(?![- ]?(?:insensitiv|sensitiv))",
-            r"^(?!.*\b(?:compar\w*|match\w*|ignor\w*|sensitiv\w*|insensitiv\w*|yes|no|true|false|bool\w*)\b).*\bcapitali[sz](?:e|ed|ation)\b",
+            r"^(?!.*\b(?:compar\w*|match\w*|ignor\w*|sensitiv\w*|insensitiv\w*|yes|no|true|false|bool\w*|hyphen\w*|spelled|numbers?|ordinal)\b).*\bcapitali[sz](?:e|ed|ation)\b",
             r"\b(?:letter )?case of (?:the )?(?:output|result|returned|string|text)\b",
         ),
     )

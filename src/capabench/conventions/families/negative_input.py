@@ -66,6 +66,7 @@ class NegativeInput(Family):
             r"\bnegative (?:outcome|answer|response)",
             r"\bpositive and (?:the )?negative",
             r"\bnegative ['\"]",
+            r"[\"']-\d+(?:\.\d+)?[\"']",
             r"\bsign (?:off|up|in)\b",
             r"\bodd (?:or|and|/) even",
             r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",

@@ -78,9 +78,9 @@ class PackedArgs(Family):
             r"\b(?:is|are|if|when) (?:the )?(?:argument|input|parameter|arg)s? (?:is |are )?(?:none|null|missing|negative|empty|invalid)",
         ),
         questions=(
-            r"\b(?:separate|separately|individual|individually|positional)\b[^.?!]{0,30}\b(?:or|vs|versus)\b[^.?!]{0,30}\b(?:tuple|dict|dictionary|bundle|single|one)\b",
+            r"\b(?:separate|separately|individual|individually|positional)\b[^.?!]{0,30}\b(?:or|vs|versus)\b[^.?!]{0,30}\b(?:tuple|dict|dictionary|bundle|(?:single|one) (?:tuple|dict|object|argument|value|parameter|thing|pair|structure))\b",
             r"\b(?:tuple|dict|dictionary|bundle|single object)\b[^.?!]{0,30}\b(?:or|vs|versus)\b[^.?!]{0,30}\b(?:separate|separately|individual|individually|positional)\b",
-            r"\b(?:a|one|single) (?:tuple|dict|dictionary|bundle)\b[^.?!]{0,15}\b(?:of|with|holding|containing) (?:the |all )?(?:arguments|parameters|args|inputs)\b",
+            r"^(?!.*\b(?:return\w*|output|printed)\b).*\b(?:a|one|single) (?:tuple|dict|dictionary|bundle)\b[^.?!]{0,15}\b(?:of|with|holding|containing) (?:the |all )?(?:arguments|parameters|args|inputs)\b",
             r"\b(?:arguments|parameters|args)\b[^.?!]{0,20}\b(?:packed|bundled|passed together|as a tuple|as a dict)\b",
         ),
     )

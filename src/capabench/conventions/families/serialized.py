@@ -15,7 +15,7 @@ from capabench.records import Mechanism
 # (their own families ask those: "a plain int, or a string?" is how the number is written).
 _STRING_OFFER = (
     r"^(?!.*\b(?:inputs?|arguments?|passed|passes|reach\w*|arriv\w*|receiv\w*|given|gets|handed|supplie\w*|called with|parse\w*|"
-    r"instead|isn't|not a|none|wrong|junk|garbage|files?|disk|dump\w*|bool\w*|true|false|truth|builtin|yes|no|"
+    r"instead|isn't|not a|none|wrong|junk|garbage|dump\w*|bool\w*|true|false|truth|builtin|yes|no|"
     r"int|integers?|numbers?|count|digits?|figure|words?|spelled|ordinal|case|capitali\w*|lower\w*|upper\w*|join)\b)"
 )
 

@@ -10,7 +10,7 @@ sentences' meaning (WordPiece tokens summed over static token vectors distilled 
 weighs by what it means:
 - per family, on the questions the rules found it in: may veto a rules target;
 - once, whether the message asks about none of the families: may veto every rules target;
-- per family on the words alone: when sure, keeps a rules target and takes a family the rules
+- per family on the asking sentences' words alone (not the code's): when sure, keeps a rules target and takes a family the rules
   missed in a mechanism they left free (a user holds one family per mechanism); when nothing
   is kept yet something is asked, its best family may be taken.
 `LearnedWeights` names the thresholds each step uses. A rules target whose cue (the user's own
@@ -88,6 +88,9 @@ class Evidence(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     ngrams: frozenset[str]
+    # the asking sentences' n-grams alone: what a family the rules missed is taken on (a
+    # draft's `return "yes"` says which reading a question has, never that one was asked)
+    prose: frozenset[str]
     # a targeted family's own questions (those the rules read it in): a message that asks
     # about two families doesn't dilute the one with the other's words
     focus: dict[str, frozenset[str]]
@@ -187,10 +190,12 @@ def evidence(message: str) -> Evidence:
         for f in q.targets:
             own.setdefault(f, []).append(text)
     summed, norm = meaning(" ".join(read))
+    prose = ngrams(" ".join(texts))
     return Evidence(
         meaning=summed,
         norm=norm,
-        ngrams=ngrams(" ".join(texts)) | code_words(message),
+        ngrams=prose | code_words(message),
+        prose=prose,
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
             f: (float(f in targeted), min(leaning.get(f, 0.0), _CAP), min(best.get(f, 0.0), _CAP))
@@ -258,7 +263,7 @@ class LearnedMatcher:
         # What the words alone say is asked: keeps a rules target whatever the other models
         # say, and takes a family the rules missed in a mechanism they left free.
         words = {
-            f: probability(w.words_only[f], ev.ngrams, ev=ev)
+            f: probability(w.words_only[f], ev.prose, ev=ev)
             for f in REGISTRY
             if f not in self.untrained
         }

@@ -140,6 +140,9 @@ _OTHER_FRAME = {
     "result_file": re.compile(
         r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"
         r"|\bfiles?\b[^.?!]{0,30}\b(?:contains?|on your (?:computer|machine|disk)|to (?:the|this) chat)\b"
+        # the data comes in a file: "a file with one `n` per line", "rows from a CSV/file"
+        r"|\bfiles? with (?:one|each|a)\b[^.?!]{0,20}\bper (?:line|row)\b|\brows (?:from|of|in) (?:a |the )?(?:csv|file)"
+        r"|\b(?:take|accept|read|process)\w*\b[^.?!]{0,40}\b(?:a |the )?files?\b"
     ),
     # the case of the input, or of a comparison, is not the returned text's
     "clean_text": re.compile(
@@ -308,15 +311,9 @@ class RulesMatcher:
             targets = [] if is_generic else _targets(found, families)
             targets += [f for f in quoted if f in families and f not in targets]
             plainly = () if is_generic else asked_plainly(question.text)
-            if plainly:
-                # a plain question reaches its family unless the reading already gave its
-                # mechanism another (a user holds one family per mechanism)
-                taken = {REGISTRY[f].mechanism for f in _targets(found, REGISTRY)}
-                targets += [
-                    f
-                    for f in plainly
-                    if f in families and f not in targets and REGISTRY[f].mechanism not in taken
-                ]
+            # a plain question reaches its family, beside a sibling the words found ("a dict,
+            # or a string?" asks about the envelope and the text format both)
+            targets += [f for f in plainly if f in families and f not in targets]
             readings.append(
                 QuestionReading(
                     text=question.text,

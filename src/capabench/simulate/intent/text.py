@@ -21,7 +21,7 @@ _INTERROGATIVE = re.compile(
     r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
     r"(?:(?:when|where)\s+(?:should|shall|do|does|did|will|would|is|are|can|could|was|were|must|'s)|"  # not "When two tie, ..."
     r"should|shall|do|does|did|what|what's|whats|which|how|where's|why|who|whom|whose|can|could|"
-    r"would|will|is|isn't|are|aren't|am|was|were|has|have|any|may|might|must|need|want|wanna|"
+    r"would|will|is|isn't|are|aren't|am|was|were|has|have|any(?!\b[^?]*\b(?:raises|returns|gets|becomes|goes|works|stays)\b)|may|might|must|need|want|wanna|"
     r"u want|you want|ur|r u|is it|are we|did we|were you|do we|do i|shd|wat|wot|wut)\b",
     re.I,
 )
@@ -62,7 +62,7 @@ _INVERTED = re.compile(
 )
 _ALTERNATIVE = re.compile(
     r"^(?!(?:i|i'm|i've|i'll|i'd|it|it's|its|this|that|here|here's|we|we'll|the function|my|our|you|your|there|so|now|then|note|some|a|an)\b)"
-    r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had)\b)"
+    r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had|also (?:return|raise|give|work|handle)\w*|already|still|instead of)\b)"
     r"[\w'\"`/(),.\- ]{1,60}?\bor\b",
     re.I,
 )
@@ -94,7 +94,16 @@ _ASSUMPTION = re.compile(
     re.I,
 )
 _ASKING_HEADER = re.compile(
-    r"\b(?:question|clarif|confirm|check|know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
+    r"\b(?:question|clarif|confirm|check(?!s?\s*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
+    re.I,
+)
+# A question quoted in a statement ("the question is really "is it a rotation?"") asks nothing.
+_QUOTED = re.compile(r"\"[^\"\n]{1,160}\?[^\"\n]{0,3}\"|“[^”\n]{1,160}\?[^”\n]{0,3}”")
+# "Why it's written this way:", "How it works:": a heading that explains what follows
+_EXPLAINING = re.compile(r"^(?:why|how)\b[^?]*:$", re.I)
+# "Two or more breaks...": a count, not an alternative offered.
+_NOT_ALTERNATIVE = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|ten) or (?:more|fewer|less|so)\b|\bor (?:more|fewer|less|so|later|earlier|above|below|higher|lower)\b",
     re.I,
 )
 # A sentence that leans on an earlier one for what it asks about.
@@ -209,14 +218,19 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
 def asks(sentence: str, *, invited: bool = False) -> bool:
     """Does this sentence ask something of the user? `invited`: the message invites
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
-    s = sentence.strip()
+    heading = _EXPLAINING.match(sentence.strip()) is not None
+    s = _QUOTED.sub(" ", sentence).strip() or sentence.strip()
     return bool(
         "?" in messages.without_inline_code(s)
-        or _INTERROGATIVE.match(s)
+        or (_INTERROGATIVE.match(s) and not heading)
         or _INVERTED.search(s)
         or _REQUEST.search(s)
         or _ASSUMPTION.search(s)
-        or (_ALTERNATIVE.match(s) and len(s.split()) <= _ALTERNATIVE_WORDS)
+        or (
+            _ALTERNATIVE.match(s)
+            and len(s.split()) <= _ALTERNATIVE_WORDS
+            and not _NOT_ALTERNATIVE.search(s)
+        )
         or _OPEN_END.search(s)
         or (invited and _PLAN.match(s))
     )
