@@ -94,6 +94,9 @@ class Batch(Family):
             r"\bcalled (?:once )?(?:per|for each) (?:record|item|input|row)\b",
             r"\b(?:all|many|multiple|several) (?:records|inputs|items|rows)\b[^.?!]{0,20}\b(?:at once|in one call|together|in a batch)\b",
             r"\bin (?:a )?batch(?:es)?\b",
+            # what the user's records are: "what do your "records" look like?"
+            r"\bwhat (?:do|does|will|would) (?:your|the|these|those) [\"“]?records?[\"”]?\b[^.?!]{0,20}\blook like\b"
+            r"|\bwhat (?:is|are|counts as) (?:a |your |one )[\"“]?records?[\"”]?(?:\?|$| here| for you)",
             r"\bbatch(?:ed)? (?:input|call|mode|processing)\b",
         ),
     )

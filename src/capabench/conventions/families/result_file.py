@@ -102,6 +102,10 @@ class ResultFile(Family):
             r"\b(?:save|write|store|dump|export|persist)\w*\b[^.?!]{0,30}\b(?:results?|outputs?|it|them)\b[^.?!]{0,30}\b(?:to|in|into|as) (?:a |the )?(?:\w+ )?(?:file|disk)\b",
             r"\b(?:results?|outputs?)\b[^.?!]{0,30}\b(?:saved|written|stored|dumped|exported) (?:to|in|into) (?:a |the )?(?:\w+ )?file\b",
             r"\b(?:output|results?) file\b",
+            # a file offered as where what comes back goes: "a dict, a string, a file...?"
+            r"^(?!.*\b(?:log\w*|inputs?|records?|reads?|takes?|accepts?|rows|lines?|modules?|names?)\b)"
+            r"(?=.*\b(?:return\w*|deliver\w*|results?|outputs?|give\w* back|send\w* back|something else|different)\b)"
+            r".*(?:,|\bor\b|\()\s*(?:written to |saved to |write (?:it )?to |save (?:it )?to )?(?:a |the )?(?:particular |specific |separate )?file\b",
         ),
     )
     exemplars = (
