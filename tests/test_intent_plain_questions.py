@@ -34,6 +34,11 @@ PLAIN = [
     ("What is the format of the input data?", "input_format"),
     ("Are the arguments passed separately or as one tuple?", "packed_args"),
     ("Should I wrap the result in a dict with a status key?", "envelope"),
+    (
+        "Should it return a plain list like [3, 5], or something else, such as a string?",
+        "serialized",
+    ),
+    ("What do your records look like?", "batch"),
 ]
 
 # A family's words in another frame: about the result, the input's state, another name.
@@ -44,6 +49,19 @@ OTHER_FRAME = [
     ("Does your team have a naming scheme for git branches?", "naming"),
     ("Is the function called once per record?", "naming"),
     ("Should the JSON be written to a file?", "serialized"),
+    # a string in the input, in bad input, as a number's wording: their own families ask
+    ("Will the input be a list, or a string?", "serialized"),
+    ("If someone passes None or a string instead of a list, should it raise?", "serialized"),
+    ("Should the count come back as a plain int, or as a string?", "serialized"),
+    (
+        "Should the result be printed, saved to a file (which name/location?), or returned?",
+        "naming",
+    ),
+    ("Will you call it separately for each pair, or send all of them in one call?", "packed_args"),
+    (
+        "Should the CI run pytest with -v so every test name is printed, or keep the quiet output?",
+        "log_channel",
+    ),
 ]
 
 
@@ -57,6 +75,14 @@ def test_a_plain_question_reaches_its_family(matcher, question, family):
 @pytest.mark.parametrize(("question", "family"), OTHER_FRAME)
 def test_a_familys_words_in_another_frame_are_no_plain_question_about_it(question, family):
     assert family not in asked_plainly(question)
+
+
+def test_a_plain_question_reaches_its_family_beside_a_sibling_the_words_found():
+    # "a dict" speaks of the envelope, "a string" asks the text format: a user holds one of
+    # the two (one mechanism) and hears about the one held
+    question = "If we agreed on something else (a dict, a string, a tuple), tell me."
+    found = make_matcher("rules").read(question, ALL).targets(ALL)
+    assert {"envelope", "serialized"} <= set(found)
 
 
 def test_a_generic_question_stays_generic():

@@ -364,6 +364,16 @@ def test_unfenced_code_docstrings_and_recorded_reasoning_ask_nothing():
     assert targeted_families(reasoning, ALL) == []
     # a plain statement about behaviour is not a request
     assert questions("Otherwise, it returns False.") == []
+    # a report of checks, an explanation's heading, a question quoted in a statement and a
+    # count ask nothing
+    report = "Checks:\n- `f(-12)` -> `(1, 1)`\n- `f(0)` -> `(1, 0)`\n\nWhy it's written this way:\n"
+    assert questions(report) == []
+    quoted = 'So the question is really "is this array a rotation of a sorted array?"'
+    assert questions(quoted) == []
+    assert questions("Two or more breaks means no rotation can fix it.") == []
+    # while a quoted cue in a question, and a list the heading says are questions, still ask
+    assert questions('**"Give me clean text back"**: what does "clean" mean here?') != []
+    assert questions("A few things to check:\n- the order\n- the case") != []
     # prose that starts like code is still prose
     assert questions("return the raw value or wrapped in a dict?") == [
         "return the raw value or wrapped in a dict?"

@@ -94,7 +94,7 @@ _ASSUMPTION = re.compile(
     re.I,
 )
 _ASKING_HEADER = re.compile(
-    r"\b(?:question|clarif|confirm|check(?!s?\s*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
+    r"\b(?:question|clarif|confirm|check(?!s\s*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
     re.I,
 )
 # A question quoted in a statement ("the question is really "is it a rotation?"") asks nothing.
