@@ -48,6 +48,9 @@ def required_literals(pattern: str) -> frozenset[str] | None:
     return _required(parsed)
 
 
+_BLOCKS = 4  # compiling a narrowed alternation costs more than scanning a few extra ones
+
+
 class Alternation:
     """`p1|p2|...` compiled once, with what each alternative can't match without: where none
     of an alternative's literals occur in a text it can't match there, so a family none of
@@ -72,7 +75,16 @@ class Alternation:
         return self._of(self._kept(hit)) if hit or self._unguarded else None
 
     def _keep(self, hit: frozenset[str]) -> tuple[int, ...]:
-        return tuple(i for i, (need, _) in enumerate(self._alone) if need is None or need & hit)
+        """The alternatives that may match, widened to whole blocks of neighbours: one
+        alternation per set of blocks (at most 2**_BLOCKS), compiled once, serves every text
+        whose possible alternatives fall in those blocks. A widened alternative can't match
+        where its literals don't occur, and order is kept, so the matches are the same."""
+        keep = [i for i, (need, _) in enumerate(self._alone) if need is None or need & hit]
+        if len(keep) <= 1:
+            return tuple(keep)
+        blocks = {i * _BLOCKS // len(self.patterns) for i in keep}
+        n = len(self.patterns)
+        return tuple(i for i in range(n) if i * _BLOCKS // n in blocks)
 
     def _alternatives(self, keep: tuple[int, ...]) -> re.Pattern | None:
         # compiled per set of alternatives kept, which many sets of literals share
