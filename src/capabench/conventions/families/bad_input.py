@@ -86,6 +86,9 @@ class BadInput(Family):
             r"\bif (?:the |an? )?(?:inputs?|arguments?|value|list|string|data|parameters?)\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not (?:a|an) \w+|of the wrong type|malformed)\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",
+            # what to do with inputs of another type: "floats or strings: raise, or accept?"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b[^.?!]{0,60}\b(?:raise|reject)(?:ing|ed)?\b"
+            r"|\b(?:accept|reject)\w* (?:floats?|decimals?|non-integers?|booleans?|numeric strings?)\b",
         ),
     )
     exemplars = (
