@@ -39,7 +39,7 @@ PLAIN = [
         "serialized",
     ),
     ("What do your records look like?", "batch"),
-    ("What about floats or numeric strings: convert them, or raise a TypeError?", "bad_input"),
+    ("If someone passes floats or strings, should it raise a TypeError?", "bad_input"),
 ]
 
 # A family's words in another frame: about the result, the input's state, another name.
