@@ -10,6 +10,8 @@ from capabench.conventions.base import (
 )
 from capabench.records import Mechanism
 
+# What is serialized for the input, or stored to a file or disk, is other families' concern.
+_NOT_STORED = r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|dump\w*|sav\w+|written|stor\w+|writ\w+|persist\w*)\b)"
 # A string offered as what comes back is this family's, unless the sentence is about the input
 # or bad input ("None or a string instead of a list?"), a yes/no, a number or the text's case
 # (their own families ask those: "a plain int, or a string?" is how the number is written).
@@ -80,8 +82,9 @@ class Serialized(Family):
             r"\bformat(?:ted|ting)? (?:the |a )?(?:number|log|line|message|code)",
         ),
         questions=(
-            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|dump\w*|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\breturn\w*\b[^.?!]{0,30}\b(?:json|serialized?|repr)\b",
-            r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|dump\w*|sav\w+|written|stor\w+|writ\w+|persist\w*)\b).*\b(?:json|serialized?|repr)\b[^.?!]{0,20}\b(?:string|text)\b[^.?!]{0,20}\breturn",
+            _NOT_STORED + r".*\breturn\w*\b[^.?!]{0,30}\b(?:json|serialized?|repr)\b",
+            _NOT_STORED
+            + r".*\b(?:json|serialized?|repr)\b[^.?!]{0,20}\b(?:string|text)\b[^.?!]{0,20}\breturn",
             r"\breturn (?:a |the )?(?:\w+ )?(?:string|text) or (?:a |the |an )?(?:actual )?(?:object|list|dict|value|number|python)\b",
             r"^(?!.*\b(?:inputs?|arguments?|passed|given)\b).*\b(?:string|text) representation\b",
             # "a plain list like [1, 2], or something else, such as a string?": a string offered

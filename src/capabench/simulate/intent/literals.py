@@ -82,8 +82,8 @@ class Alternation:
         keep = [i for i, (need, _) in enumerate(self._alone) if need is None or need & hit]
         if len(keep) <= 1:
             return tuple(keep)
-        blocks = {i * _BLOCKS // len(self.patterns) for i in keep}
         n = len(self.patterns)
+        blocks = {i * _BLOCKS // n for i in keep}
         return tuple(i for i in range(n) if i * _BLOCKS // n in blocks)
 
     def _alternatives(self, keep: tuple[int, ...]) -> re.Pattern | None:

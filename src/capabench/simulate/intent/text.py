@@ -218,8 +218,9 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
 def asks(sentence: str, *, invited: bool = False) -> bool:
     """Does this sentence ask something of the user? `invited`: the message invites
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
-    heading = _EXPLAINING.match(sentence.strip()) is not None
-    s = _QUOTED.sub(" ", sentence).strip() or sentence.strip()
+    stripped = sentence.strip()
+    heading = _EXPLAINING.match(stripped) is not None
+    s = _QUOTED.sub(" ", stripped).strip() or stripped
     return bool(
         "?" in messages.without_inline_code(s)
         or (_INTERROGATIVE.match(s) and not heading)
