@@ -34,7 +34,7 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +61,10 @@ class FamilyWeights(BaseModel):
     ngrams: dict[str, float]
     rules: tuple[float, float, float]  # targeted, score over the message, best in one question
     meaning: tuple[float, ...] = ()  # over the asking sentences' meaning vector (empty: unread)
+
+    @cached_property
+    def meaning_array(self) -> np.ndarray:
+        return np.asarray(self.meaning, dtype=np.float64)
 
 
 class LearnedWeights(BaseModel):
@@ -214,8 +218,10 @@ def probability(
     z = weights.intercept + math.fsum(weights.ngrams[g] for g in weights.ngrams.keys() & words)
     z += sum(w * x for w, x in zip(weights.rules, rules_view, strict=True))
     if weights.meaning and ev is not None and ev.norm:
-        # fsum over exact integers: the same sum on every machine, whatever its BLAS
-        z += math.fsum(w * v for w, v in zip(weights.meaning, ev.meaning, strict=True)) / ev.norm
+        # fsum of the products (each as Python's float * int rounds it), never a BLAS dot:
+        # the same sum on every machine
+        products = weights.meaning_array * np.asarray(ev.meaning, dtype=np.float64)
+        z += math.fsum(products.tolist()) / ev.norm
     if z < 0:  # exp of a large positive number overflows
         return math.exp(z) / (1.0 + math.exp(z))
     return 1.0 / (1.0 + math.exp(-z))

@@ -69,6 +69,7 @@ def _literals() -> frozenset[str]:
 _recent: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
+@lru_cache(maxsize=256)  # a read asks of each text once per family
 def _occurring(text: str) -> frozenset[str]:
     """Which of the vocabularies' literals occur in a text."""
     global _recent
@@ -80,12 +81,14 @@ def _occurring(text: str) -> frozenset[str]:
     return occur
 
 
+@lru_cache(maxsize=4096)  # the same texts' literals, for the read and for the score
 def _compiled(family: str, occur: frozenset[str]):
     """The family's anchors, aspects, subjects and ignore patterns (None: none of its
     alternatives can match a text in which `occur` occur, or the family has none)."""
     return tuple(a.narrowed(occur) for a in _vocabulary(family))
 
 
+@lru_cache(maxsize=1024)
 def _read_as(family: str, text: str) -> tuple[str, frozenset[str]]:
     """The text with what the family ignores taken out, and the literals occurring in it."""
     occur = _occurring(text)
@@ -107,7 +110,8 @@ def _family_literals(family: str) -> tuple[frozenset[str], frozenset[str]]:
     return ours, frozenset(lit for lit in ours if " " in lit)
 
 
-def score(family: str, text: str) -> tuple[int, float, list[str]]:
+@lru_cache(maxsize=2048)  # a clause recurs: in its question, in its context, in the whole
+def score(family: str, text: str) -> tuple[int, float, tuple[str, ...]]:
     """How a (lowercased) text speaks of a family: its distinct anchor words, and its
     distinct aspect words with a subject close by (0.5 when no aspect has one), with the
     evidence."""
@@ -124,7 +128,7 @@ def score(family: str, text: str) -> tuple[int, float, list[str]]:
         elif (alone := aspects.search(text)) is not None:
             weak = _ASPECT_ALONE
             found.append(alone.group(0).strip())
-    return strong, weak, found
+    return strong, weak, tuple(found)
 
 
 # A family's words outside its own frame: a clause that speaks of the other frame and not
