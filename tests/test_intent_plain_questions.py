@@ -40,6 +40,14 @@ PLAIN = [
     ),
     ("What do your records look like?", "batch"),
     ("If someone passes floats or strings, should it raise a TypeError?", "bad_input"),
+    ("Decimals such as 2.5: raise, or round them down?", "bad_input"),
+]
+
+# Plain questions whose words also speak of a sibling concept: "unusual" and "range" are
+# also how odd values, negatives in particular, are asked about (negative_input's aspects).
+PLAIN_BESIDE = [
+    ("Or do you mean unusual inputs, like zero or huge numbers?", "bad_input"),
+    ("What should it do for values outside the stated range?", "bad_input"),
 ]
 
 # A family's words in another frame: about the result, the input's state, another name.
@@ -54,6 +62,9 @@ OTHER_FRAME = [
     ("Will the input be a list, or a string?", "serialized"),
     ("If someone passes None or a string instead of a list, should it raise?", "serialized"),
     ("Should the count come back as a plain int, or as a string?", "serialized"),
+    # unusual values that are only negative ones are negative_input's
+    ("By unusual values I take it you mean negatives?", "bad_input"),
+    ("Can the result fall outside the range 0-100?", "bad_input"),
     (
         "Should the result be printed, saved to a file (which name/location?), or returned?",
         "naming",
@@ -71,6 +82,13 @@ OTHER_FRAME = [
 def test_a_plain_question_reaches_its_family(matcher, question, family):
     assert family in asked_plainly(question)
     assert make_matcher(matcher).read(question, ALL).targets(ALL) == [family]
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+@pytest.mark.parametrize(("question", "family"), PLAIN_BESIDE)
+def test_a_plain_question_reaches_its_family_beside_a_sibling(matcher, question, family):
+    assert family in asked_plainly(question)
+    assert family in make_matcher(matcher).read(question, ALL).targets(ALL)
 
 
 @pytest.mark.parametrize(("question", "family"), OTHER_FRAME)

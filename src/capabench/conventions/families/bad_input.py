@@ -82,12 +82,18 @@ class BadInput(Family):
             r"\bempty (?:list|string|result) (?:as|for) (?:the )?(?:result|output)",
         ),
         questions=(
-            r"\b(?:invalid|malformed|bad|wrong[- ]type|non-?numeric|unexpected|illegal|garbage|missing|null|none) (?:inputs?|arguments?|args?|values?|data|types?|parameters?)\b",
+            r"\b(?:invalid|malformed|bad|wrong[- ]type|non-?numeric|unexpected|unsupported|out[- ]of[- ]range|illegal|garbage|missing|null|none) (?:inputs?|arguments?|args?|values?|data|types?|parameters?|records?)\b",
+            # unusual inputs, unless the only ones meant are negative (negative_input's)
+            r"^(?!(?!.*\b(?:zero|0|floats?|decimals?|strings?|none|above|outside|non-?integers?)\b).*\bnegatives?\b)"
+            r".*\bunusual (?:inputs?|arguments?|values?|data|numbers?)\b",
+            # an input outside what the task allows: "numbers above 1000 (outside the stated range)?"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer)s? (?:is|are|falls?|goes|lies)\b)"
+            r".*\b(?:outside|out of|beyond|exceed\w*) (?:the )?(?:stated |given |allowed |valid |documented |specified |expected )?(?:range|constraints?|bounds|limits?|domain)\b",
             r"\bif (?:the |an? )?(?:inputs?|arguments?|value|list|string|data|parameters?)\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not (?:a|an) \w+|of the wrong type|malformed)\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",
             # what to do with inputs of another type: "floats or strings: raise, or accept?"
-            r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b[^.?!]{0,60}\b(?:raise|reject)(?:ing|ed)?\b"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b(?:[^.?!]|\.\d){0,60}\b(?:raise|reject)(?:ing|ed)?\b"
             r"|\b(?:accept|reject)\w* (?:floats?|decimals?|non-integers?|booleans?|numeric strings?)\b",
         ),
     )
