@@ -12,7 +12,12 @@ import pytest
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent import make_matcher
-from capabench.simulate.intent.literals import Alternation, occurring, required_literals
+from capabench.simulate.intent.literals import (
+    Alternation,
+    LiteralIndex,
+    occurring,
+    required_literals,
+)
 from capabench.simulate.intent.rules import asked_plainly, plain
 
 ALL = sorted(REGISTRY)
@@ -142,3 +147,18 @@ def test_the_gated_alternation_reads_the_bank_as_the_whole_alternation_does():
                 else:  # the same matches, where they are
                     found = [(m.span(), m.group(0)) for m in narrowed.finditer(text)]
                     assert found == [(m.span(), m.group(0)) for m in whole.finditer(text)]
+
+
+def test_the_literal_index_finds_what_a_search_per_literal_finds():
+    literals = frozenset(
+        lit
+        for family in ALL
+        for patterns in vars(REGISTRY[family].vocabulary).values()
+        if patterns
+        for lit in Alternation(patterns).literals
+    )
+    index = LiteralIndex(literals)
+    for entry in json.loads(BANK.read_text()):
+        text = plain(entry["text"])
+        assert index.occurring(text) == occurring(literals, text)
+    assert index.occurring("") == occurring(literals, "")

@@ -96,6 +96,8 @@ class Alternation:
 
     def matches(self, text: str, occur: frozenset[str]) -> bool:
         """Whether the alternation matches anywhere in `text` (`occur` as for `narrowed`)."""
+        if not self._unguarded and self.literals.isdisjoint(occur):
+            return False
         return any(
             (need is None or not need.isdisjoint(occur)) and pattern.search(text)
             for need, pattern in self._alone
@@ -104,3 +106,26 @@ class Alternation:
 
 def occurring(literals: frozenset[str], text: str) -> frozenset[str]:
     return frozenset(lit for lit in literals if lit in text)
+
+
+_HEAD = 3  # characters of a literal's start by which it is looked up
+
+
+class LiteralIndex:
+    """Which of many literals occur in a text, without a substring search per literal: a
+    literal can occur only where its first characters do, so only those whose start occurs
+    in the text are searched for (the same set as `occurring`, on a long text far sooner)."""
+
+    def __init__(self, literals: frozenset[str]) -> None:
+        self.short = tuple(lit for lit in literals if len(lit) <= _HEAD)
+        self.by_head: dict[str, list[str]] = {}
+        for lit in literals:
+            if len(lit) > _HEAD:
+                self.by_head.setdefault(lit[:_HEAD], []).append(lit)
+
+    def occurring(self, text: str) -> frozenset[str]:
+        heads = {text[i : i + _HEAD] for i in range(len(text) - _HEAD + 1)}
+        found = [lit for lit in self.short if lit in text]
+        for head in heads & self.by_head.keys():
+            found.extend(lit for lit in self.by_head[head] if lit in text)
+        return frozenset(found)

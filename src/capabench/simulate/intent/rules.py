@@ -19,7 +19,7 @@ from capabench.messages import sentences
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
 from capabench.simulate.intent.cues import quoted_cues
 from capabench.simulate.intent.generic import generic
-from capabench.simulate.intent.literals import Alternation, occurring
+from capabench.simulate.intent.literals import Alternation, LiteralIndex
 from capabench.simulate.intent.text import Question, questions_of
 
 THRESHOLD = 1.0
@@ -59,9 +59,9 @@ def _vocabulary(family: str) -> tuple[Alternation, Alternation, Alternation, Alt
 
 
 @cache
-def _literals() -> frozenset[str]:
+def _literals() -> LiteralIndex:
     alternations = [a for f in REGISTRY for a in (*_vocabulary(f), _plain_questions(f))]
-    return frozenset(lit for a in alternations for lit in a.literals)
+    return LiteralIndex(frozenset(lit for a in alternations for lit in a.literals))
 
 
 # The last texts whose literals were found, biggest first read: a read asks again of every
@@ -76,7 +76,7 @@ def _occurring(text: str) -> frozenset[str]:
     for big, occur in _recent:  # a tuple, replaced whole: safe to read from any thread
         if text in big:
             return frozenset(lit for lit in occur if lit in text)
-    occur = occurring(_literals(), text)
+    occur = _literals().occurring(text)
     _recent = ((text, occur), *_recent[:3])
     return occur
 
