@@ -46,6 +46,10 @@ PLAIN = [
     ("What do your records look like?", "batch"),
     ("If someone passes floats or strings, should it raise a TypeError?", "bad_input"),
     ("Decimals such as 2.5: raise, or round them down?", "bad_input"),
+    ("And should the function have a particular name?", "naming"),
+    ("What do you want the decoder function to be called?", "naming"),
+    ("If you call it with a different name, tell me and I'll wire it up.", "naming"),
+    ("What should happen to a value that isn't a number?", "bad_input"),
 ]
 
 # Plain questions whose words also speak of a sibling concept: "unusual" and "range" are
@@ -75,6 +79,10 @@ OTHER_FRAME = [
         "naming",
     ),
     ("Will you call it separately for each pair, or send all of them in one call?", "packed_args"),
+    # a file's or a logger's name is not the function's
+    ("Tell me if you keep outputs somewhere else or under a different name.", "naming"),
+    ("Where should each outcome go: stdout, or a logger with a specific name?", "naming"),
+    ("What should happen if the result isn't a string?", "bad_input"),
     (
         "Should the CI run pytest with -v so every test name is printed, or keep the quiet output?",
         "log_channel",
@@ -162,3 +170,20 @@ def test_the_literal_index_finds_what_a_search_per_literal_finds():
         text = plain(entry["text"])
         assert index.occurring(text) == occurring(literals, text)
     assert index.occurring("") == occurring(literals, "")
+
+
+# A family's words about something else: the rules read no target there.
+NOT_ASKED = [
+    # booleans among the input's values are not how the answer is written
+    ("With booleans in the list (True/False are ints), should they be ignored?", "yes_no"),
+    ("If you want booleans excluded, should I use isinstance(x, bool)?", "yes_no"),
+    # a wrapper the function is called through is how it is called
+    ("Do you call it through a specific wrapper, script entry point or command line?", "envelope"),
+    # beside decoding, encoding is the task's own cipher
+    ("The decoder has to be its exact inverse, so which encoding did you use?", "serialized"),
+]
+
+
+@pytest.mark.parametrize(("question", "family"), NOT_ASKED)
+def test_a_familys_words_about_something_else_target_nothing(question, family):
+    assert family not in make_matcher("rules").read(question, ALL).targets(ALL)

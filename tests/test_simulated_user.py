@@ -104,6 +104,20 @@ def test_a_question_that_refers_back_is_read_with_what_it_refers_to():
     assert targeted_families("What was that?", ALL) == []
     plan = "I'll write each result to a JSON file in the working directory. Is that right?"
     assert targeted_families(plan, ALL) == ["result_file"]
+    # "that" points at the nearest sentence, not at a statement about the code before it
+    nearest = (
+        "It handles negative inputs by using absolute values. "
+        'You said you\'ll check the result "where you always look". I don\'t know where that is.'
+    )
+    assert targeted_families(nearest, ALL) == ["result_file"]
+    # "correct me on any" points at all of it
+    every = "I return json.dumps of the value. And for negative n I raise. Correct me on any."
+    assert set(targeted_families(every, ALL)) == {"serialized", "negative_input"}
+
+
+def test_an_explaining_label_opens_a_statement_not_a_question():
+    assert questions("How it works: for each group it keeps a running depth counter.") == []
+    assert questions("How it works: is a running counter enough?") != []
 
 
 def test_function_names_are_not_concept_words():

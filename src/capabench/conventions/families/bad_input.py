@@ -95,6 +95,8 @@ class BadInput(Family):
             # what to do with inputs of another type: "floats or strings: raise, or accept?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b(?:[^.?!]|\.\d){0,60}\b(?:raise|reject)(?:ing|ed)?\b"
             r"|\b(?:accept|reject)\w* (?:floats?|decimals?|non-integers?|booleans?|numeric strings?)\b",
+            # "what should happen to a record that isn't a string?": an input of the wrong type
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer)\b).*\bhappens?\b[^.?!]{0,40}\b(?:that|which|if it|if they|when it|when they) (?:isn't|is not|aren't|are not) (?:a |an )?(?:valid )?(?:string|str|int|integer|number|list|float|dict|tuple|numeric)s?\b",
         ),
     )
     exemplars = (

@@ -86,6 +86,10 @@ class Envelope(Family):
             r"\bwrap\w* (?:it |this |the line |the code |lines? |long lines )?(?:over|across|onto|to|at) (?:several|multiple|two|\d+|the next|\d+ characters) (?:lines?|columns|chars)",
             r"\bwrap\w* (?:[\w'-]+ ){0,3}?(?:in|into) (?:a |an )?(?:class|module|helper|try|main|decorator|lambda|script|cli|package)\b",
             r"\bbatch wrapper",
+            # a wrapper the function is called through is how it's called, not what it returns
+            r"\b(?:through|via|using|from|with) (?:a |an |the |some |your )?(?:(?!no\b)\w+ )?wrapper\b(?! (?:object|dict|type|structure))"
+            r"|\bwrapper\b(?:,| or| and|/)\s*(?:a |an |the )?(?:\w+ )?(?:test harness|harness|entry[- ]?point|script|command[- ]line|cli|main)\b"
+            r"|\bwrap\w* it\b[^.?!]{0,30}\b(?:entry[- ]?point|harness|command[- ]line|call)\b",
             r"\bwrap\w* (?:in|into) (?:one|a single) (?:value|object|parameter|argument|tuple|dict|container)",
             r"\bwrapper (?:function|class|script|module)\b|\bwrapper around (?:the |a |an )?(?:function|call|api|library|loop|cli)\b",
             r"\bwrap(?:ped|ping)? (?:the |both |all )?(?:inputs|arguments|args|parameters|params)",

@@ -7,6 +7,10 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest if part)
 
 
+# A name for a file, an output or a variable is not the function's.
+_NOT_A_FILE = r"^(?!.*\b(?:files?|sav\w+|writ\w+|stor\w+|outputs?|logs?|logger\w*|variables?|branch\w*|folders?|directory)\b)"
+
+
 @register
 class Naming(Family):
     id = "naming"
@@ -87,6 +91,12 @@ class Naming(Family):
             r"^(?!.*\b(?:branch|test|file|module|variable|var|temp|class|folder|directory|commit|column|key)\w*\b).*\bnaming (?:convention|scheme|style|pattern)s?\b",
             r"\b(?:snake|camel|pascal)[_ -]?case\b",
             r"\b(?:name|call) (?:it|the function|this function) (?:differently|something else)\b",
+            # "should the function have a particular name?", "if you call it with a different
+            # name": the function's, not a file's or an output's
+            _NOT_A_FILE
+            + r".*(?:\b(?:function|method|def)\b|\bcall(?:ing)? it\b)[^.?!]{0,30}\b(?:have|has|get|need|use|take|go by|under|with|expects?) (?:a |an )?(?:particular|specific|certain|special|required|fixed|different|another|other) name\b",
+            # "what do you want the decoder function to be called?"
+            r"\b(?:function|method) to be (?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
         ),
     )
     exemplars = (

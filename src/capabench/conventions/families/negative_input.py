@@ -59,7 +59,8 @@ class NegativeInput(Family):
             r"\bargument",
         ),
         ignore=(
-            r"[\"'][^\"'\n]*\d[\s,]+-?\d[^\"'\n]*[\"']",
+            # a quoted run of numbers ("1, -2, 3"); an apostrophe inside a word ("can't") opens no quote
+            r"(?<![a-z])[\"'][^\"'\n]*\d[\s,]+-?\d[^\"'\n]*[\"'](?![a-z])",
             r"\b(?:balance|total|sum|count|running \w+) (?:dips?|drops?|goes|falls?) (?:under|below) zero\b|\bknown range\b",
             r"\bnegative (?:lookahead|lookbehind|index|indices|indexing|zero|infinity)\b",
             r"\bnegative (?:tests?|test cases?|cases? for (?:the )?tests?|examples?|paths?)\b",

@@ -72,6 +72,9 @@ class Serialized(Family):
             r"\bempty (?:string|str)\b",
             r"(?:\blast time,? )?\b(?:we|you and i) (?:agreed|discussed|settled|decided|said)\b (?:on |to )?(?:use |using )?(?:the |a |an )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b|\bagree(?:d)? on (?:the |a )?(?:math|approach|algorithm|definition|semantics|tests?|testing|pytest|fixtures?|style|naming|names?|types?|type hints|docstrings?|edge cases?|complexity|librar(?:y|ies)|dependencies|version|python|pattern|tooling|linter|formatter)\b",
             r"\b(?:yes|no|true|false|bool\w*|answer|verdict|number|integer|int|count)\b.{0,25}\bencod\w*",
+            # beside decoding, encoding is the task's own cipher ("the decoder has to be its
+            # exact inverse, and I don't want to assume the encoding")
+            r"\bencod\w*(?=.*\bdecod)|\bdecod\w*.*\bencod\w*",
             r"\bformat\w* (?:\w+ ){0,3}(?:number|integer|int|count|figure)s?\b|\b(?:int|integer|number|count)\b.{0,25}\bformat\w*",
             r"\bcom(?:e|es|ing) in\b.{0,80}\b(?:json|string|text|format|str)\b",
             r"\b(?:string|text)\b.{0,40}\b(?:passed|given|received|gets passed|comes in)",

@@ -153,19 +153,28 @@ def _piece(word: str, start: int, end: int) -> str:
 def wordpieces(text: str, index: dict[str, int]) -> list[int]:
     """MiniLM's WordPiece split (the longest known piece first); a word with an unknown piece
     is left out."""
+    split = _split_known if index is token_vectors()[0] else (lambda w: _split(w, index))
     ids: list[int] = []
     for word in _PIECE.findall(text.lower()):
-        pieces, start = [], 0
-        while start < len(word):
-            ends = range(len(word), start, -1)
-            end = next((e for e in ends if _piece(word, start, e) in index), None)
-            if end is None:
-                break
-            pieces.append(index[_piece(word, start, end)])
-            start = end
-        if start == len(word):
-            ids.extend(pieces)
+        ids.extend(split(word))
     return ids
+
+
+def _split(word: str, index: dict[str, int]) -> tuple[int, ...]:
+    pieces, start = [], 0
+    while start < len(word):
+        ends = range(len(word), start, -1)
+        end = next((e for e in ends if _piece(word, start, e) in index), None)
+        if end is None:
+            return ()
+        pieces.append(index[_piece(word, start, end)])
+        start = end
+    return tuple(pieces)
+
+
+@lru_cache(maxsize=1 << 15)  # words recur across messages
+def _split_known(word: str) -> tuple[int, ...]:
+    return _split(word, token_vectors()[0])
 
 
 def meaning(text: str) -> tuple[tuple[int, ...], float]:

@@ -156,6 +156,12 @@ _OTHER_FRAME = {
     ),
     # the form of what is returned is not the form the data arrives in
     "input_format": re.compile(r"\b(?:return\w*|output\w*|results?)\b"),
+    # booleans among the input's values ("with booleans in the list, should they be ignored?")
+    # are not how the answer is written
+    "yes_no": re.compile(
+        r"\bbool\w*\b[^.?!]{0,40}\b(?:in the (?:input|list|array|data)|exclud\w*|ignor\w*|skipp\w*|as ints?|count(?:ed)? as|treated as|are ints|subclass\w*)\b"
+        r"|\b(?:isinstance|exclud\w*|ignor\w*|skip\w*|filter\w*)\b[^.?!]{0,30}\bbool\w*"
+    ),
 }
 _OWN_FRAME = {
     "negative_input": re.compile(
@@ -167,6 +173,9 @@ _OWN_FRAME = {
     "clean_text": re.compile(r"\b(?:return\w*|output\w*|results?|come back|give back)\b"),
     "input_format": re.compile(
         r"\b(?:inputs?|arguments?|arriv\w*|passed|given|receiv\w*|reach\w*|comes? in|supplied)\b"
+    ),
+    "yes_no": re.compile(
+        r"\b(?:return\w*|results?|answers?|output\w*|come\w* back|give\w* back)\b"
     ),
 }
 
@@ -192,6 +201,8 @@ def _present(text: str) -> frozenset[str]:
 
 def _named(family: str, text: str) -> bool:
     """Whether a (lowercased) text names the family outright (one of its anchor words)."""
+    if _CLAUSE.search(text) is None:  # one clause: read for the leaning already
+        return score(family, text)[0] > 0
     text, occur = _read_as(family, text)
     return _vocabulary(family)[0].matches(text, occur)
 
@@ -298,7 +309,7 @@ class RulesMatcher:
         lowered = plain(whole)
         # A family none of whose words occur in anything read here scores nothing anywhere
         # (what its `ignore` takes out only lowers a score): the rest is read, family by family.
-        present = _present("\n".join([lowered, *(plain(f"{q.context} {q.text}") for q in asked)]))
+        present = _present(lowered)
         leaning = {c.family: c.score for c in candidates(whole, present=present)}
         names = frozenset(f for f in present if _named(f, lowered))
         readings = []
@@ -306,7 +317,7 @@ class RulesMatcher:
             found = candidates(question.text, leaning, names, present)
             elliptical = question.refers_back or len(question.text.split()) <= 5
             if question.context and elliptical and not _targets(found, REGISTRY):
-                found = candidates(f"{question.context} {question.text}", leaning, names, present)
+                found = _with_antecedent(question, leaning, names, present)
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
             # nothing, whatever its words serve
@@ -328,6 +339,24 @@ class RulesMatcher:
             )
         reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
         return reading, asked, leaning
+
+
+# A sentence that points at one thing said just before ("I don't know where that is.",
+# "another one"); "lmk", "correct me on any" refer to all of it.
+_POINTS_AT_ONE = re.compile(r"\b(?:that|this|there)\b|\b(?:another|which|the other) one\b", re.I)
+
+
+def _with_antecedent(question: Question, leaning, names, present) -> list[Candidate]:
+    """An elliptical question read with what it refers back to: what points at one thing
+    with the nearest sentence first ("I don't know where that is." after "you'll check the
+    result where you always look"), then further back while nothing reaches a family; the
+    rest with all of its context."""
+    before = sentences(question.context) if _POINTS_AT_ONE.search(question.text) else []
+    for k in range(1, len(before)):
+        found = candidates(" ".join([*before[-k:], question.text]), leaning, names, present)
+        if _targets(found, REGISTRY):
+            return found
+    return candidates(f"{question.context} {question.text}", leaning, names, present)
 
 
 @cache

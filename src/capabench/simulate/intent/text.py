@@ -101,6 +101,11 @@ _ASKING_HEADER = re.compile(
 _QUOTED = re.compile(r"\"[^\"\n]{1,160}\?[^\"\n]{0,3}\"|“[^”\n]{1,160}\?[^”\n]{0,3}”")
 # "Why it's written this way:", "How it works:": a heading that explains what follows
 _EXPLAINING = re.compile(r"^(?:why|how)\b[^?]*:$", re.I)
+# ... and such a label opening a statement ("How it works: for each group it keeps ...")
+_EXPLAINING_LABEL = re.compile(
+    r"^(?:how (?:it|this|that) works|why (?:it|this|that)\b[^?:]{0,30}|notes?|choices)\s*:\s+(?=\S)",
+    re.I,
+)
 # "Two or more breaks...": a count, not an alternative offered.
 _NOT_ALTERNATIVE = re.compile(
     r"\b(?:\d+|one|two|three|four|five|ten) or (?:more|fewer|less|so)\b|\bor (?:more|fewer|less|so|later|earlier|above|below|higher|lower)\b",
@@ -220,6 +225,7 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
     stripped = sentence.strip()
     heading = _EXPLAINING.match(stripped) is not None
+    stripped = _EXPLAINING_LABEL.sub("", stripped)
     s = _QUOTED.sub(" ", stripped).strip() or stripped
     return bool(
         "?" in messages.without_inline_code(s)
