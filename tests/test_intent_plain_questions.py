@@ -155,6 +155,9 @@ def test_the_gated_alternation_reads_the_bank_as_the_whole_alternation_does():
                 else:  # the same matches, where they are
                     found = [(m.span(), m.group(0)) for m in narrowed.finditer(text)]
                     assert found == [(m.span(), m.group(0)) for m in whole.finditer(text)]
+                    assert narrowed.sub(" ", text) == whole.sub(" ", text)
+                    first, expected = narrowed.search(text), whole.search(text)
+                    assert (first and first.span()) == (expected and expected.span())
 
 
 def test_the_literal_index_finds_what_a_search_per_literal_finds():

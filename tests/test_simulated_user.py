@@ -107,7 +107,7 @@ def test_a_question_that_refers_back_is_read_with_what_it_refers_to():
     # "that" points at the nearest sentence, not at a statement about the code before it
     nearest = (
         "It handles negative inputs by using absolute values. "
-        'You said you\'ll check the result "where you always look". I don\'t know where that is.'
+        "You said you'll check the result \"where you always look\". I don't know where that is."
     )
     assert targeted_families(nearest, ALL) == ["result_file"]
     # "correct me on any" points at all of it
