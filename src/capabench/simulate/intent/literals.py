@@ -58,9 +58,7 @@ class Alternation:
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns = tuple(patterns)
-        self.compiled = (
-            re.compile("|".join(f"(?:{p})" for p in self.patterns)) if self.patterns else None
-        )
+        self.compiled = _join(self.patterns) if self.patterns else None
         self._alone = [(required_literals(p), re.compile(p)) for p in self.patterns]
         self.literals = frozenset(lit for need, _ in self._alone for lit in need or ())
         self._unguarded = any(need is None for need, _ in self._alone)
@@ -95,7 +93,7 @@ class Alternation:
         whole = (
             self.compiled
             if len(keep) == len(self.patterns)
-            else re.compile("|".join(f"(?:{self.patterns[i]})" for i in keep))
+            else _join(self.patterns[i] for i in keep)
         )
         led = [i for i in keep if _LETTER_LED.match(self.patterns[i])]
         if not led or len(led) == len(keep):

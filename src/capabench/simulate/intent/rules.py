@@ -309,6 +309,7 @@ class RulesMatcher:
         lowered = plain(whole)
         # A family none of whose words occur in anything read here scores nothing anywhere
         # (what its `ignore` takes out only lowers a score): the rest is read, family by family.
+        # `whole` holds every question and context sentence, so its text is where to look.
         present = _present(lowered)
         leaning = {c.family: c.score for c in candidates(whole, present=present)}
         names = frozenset(f for f in present if _named(f, lowered))
