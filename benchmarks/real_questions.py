@@ -120,6 +120,9 @@ def main() -> None:
         "--file", action="append", type=Path, help="measure this file instead (aggregates only)"
     )
     args = parser.parse_args()
+    missing = [str(path) for path in args.file or () if not path.is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
     if args.file:
         parts = [(path.stem, load_bank(path)) for path in args.file]
     else:
