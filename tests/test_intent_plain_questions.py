@@ -52,6 +52,15 @@ PLAIN = [
     ("What should happen to a value that isn't a number?", "bad_input"),
 ]
 
+# A string offered beside a number, a bool or a print asks whether the result is text, as
+# beside a list (the real corpus's labellers, issue 27's ninth session), and the other
+# option asks its own family: a user holds one of them and hears about it.
+PLAIN_WITH_ANOTHER = [
+    ("Should the count come back as a plain int, or as a string?", ["number_style", "serialized"]),
+    ("A plain `int` return, a string, or something printed?", ["log_channel", "serialized"]),
+    ("Should it return True/False, or a string such as 'True'?", ["serialized", "yes_no"]),
+]
+
 # Plain questions whose words also speak of a sibling concept: "unusual" and "range" are
 # also how odd values, negatives in particular, are asked about (negative_input's aspects).
 PLAIN_BESIDE = [
@@ -67,10 +76,10 @@ OTHER_FRAME = [
     ("Does your team have a naming scheme for git branches?", "naming"),
     ("Is the function called once per record?", "naming"),
     ("Should the JSON be written to a file?", "serialized"),
-    # a string in the input, in bad input, as a number's wording: their own families ask
+    # a string in the input, in bad input, a number spelled out: their own families ask
     ("Will the input be a list, or a string?", "serialized"),
     ("If someone passes None or a string instead of a list, should it raise?", "serialized"),
-    ("Should the count come back as a plain int, or as a string?", "serialized"),
+    ("Should the count come back as digits, or spelled out in words as a string?", "serialized"),
     # unusual values that are only negative ones are negative_input's
     ("By unusual values I take it you mean negatives?", "bad_input"),
     ("Can the result fall outside the range 0-100?", "bad_input"),
@@ -102,6 +111,13 @@ def test_a_plain_question_reaches_its_family(matcher, question, family):
 def test_a_plain_question_reaches_its_family_beside_a_sibling(matcher, question, family):
     assert family in asked_plainly(question)
     assert family in make_matcher(matcher).read(question, ALL).targets(ALL)
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+@pytest.mark.parametrize(("question", "families"), PLAIN_WITH_ANOTHER)
+def test_a_string_offered_beside_another_form_asks_both(matcher, question, families):
+    assert "serialized" in asked_plainly(question)
+    assert make_matcher(matcher).read(question, ALL).targets(ALL) == families
 
 
 @pytest.mark.parametrize(("question", "family"), OTHER_FRAME)
@@ -182,6 +198,12 @@ NOT_ASKED = [
     ("If you want booleans excluded, should I use isinstance(x, bool)?", "yes_no"),
     # a wrapper the function is called through is how it is called
     ("Do you call it through a specific wrapper, script entry point or command line?", "envelope"),
+    (
+        "If it needs a different name or signature, or a wrapper (e.g. reading from stdin), tell me.",
+        "envelope",
+    ),
+    # a case in a sort order is the order's, not the returned text's
+    ("Python sorts uppercase before lowercase: is that the order you want?", "clean_text"),
     # beside decoding, encoding is the task's own cipher
     ("The decoder has to be its exact inverse, so which encoding did you use?", "serialized"),
 ]

@@ -120,6 +120,50 @@ def test_an_explaining_label_opens_a_statement_not_a_question():
     assert questions("How it works: is a running counter enough?") != []
 
 
+def test_statements_ask_nothing_however_they_open():
+    # a relative clause is no inverted question; "would otherwise" invites nothing; a change
+    # the user could make, or an explanation opened with "What X covers here:", asks nothing
+    assert questions("Take the last `k` elements, which are the largest ones.") == []
+    assert questions("Choices: a negative number would otherwise put a '-' into it.") == []
+    assert questions("If you'd rather have bad records raise, that's a one-line change.") == []
+    assert questions("If you'd rather have bad records raise, that's a one-line change; say so.")
+    assert questions("Rename it if you like.") == []
+    assert questions('What "robust" covers here: floats raise a TypeError.') == []
+    # a list headed "worth knowing" is notes, not questions
+    notes = "Details worth knowing:\n- Negative numbers: `abs()` removes the sign.\n- Floats raise."
+    assert questions(notes) == []
+
+
+def test_a_list_item_asks_where_it_asks_and_its_heading_is_its_last_sentence():
+    message = (
+        "The logic is clear: it sums the sorted values. Two things to check:\n"
+        "1. **Tidy**: I read it as sorted without duplicates. That drops the -2. Is that right?\n"
+        "2. Where you watch your logs."
+    )
+    asked = questions_of(message)
+    assert [q.text for q in asked] == [
+        "Two things to check: **Tidy**: I read it as sorted without duplicates.",
+        "Two things to check: Is that right?",
+        "Two things to check: Where you watch your logs.",
+    ]
+    # "Is that right?" is read with its item, not with the heading's prose or the -2
+    assert (
+        asked[1].context == "**Tidy**: I read it as sorted without duplicates. That drops the -2."
+    )
+    assert set(targeted_families(message, ALL)) == {"tidy_list", "log_channel"}
+
+
+def test_lead_ins_and_statements_of_the_draft_are_not_read_with_what_came_before():
+    lead_in = "It never goes negative, so it is fine. One question first:"
+    assert targeted_families(lead_in, ALL) == []
+    draft = "You asked for the number in report style. It returns a plain `int`."
+    assert "number_style" not in targeted_families(draft + " Thoughts?", ["negative_input"])
+    assert targeted_families("You said send it back like last time. Tell me and I'll add it.", ALL)
+    # a clause stating what the draft returns is not what the sentence asks about
+    stated = "This just returns `True`/`False`; if you need it printed, tell me where."
+    assert targeted_families(stated, ALL) == ["log_channel"]
+
+
 def test_function_names_are_not_concept_words():
     assert targeted_families("Is `sort_third` the name you want in your code?", ALL) == ["naming"]
 

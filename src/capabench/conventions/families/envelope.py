@@ -89,7 +89,11 @@ class Envelope(Family):
             # a wrapper the function is called through is how it's called, not what it returns
             r"\b(?:through|via|using|from|with) (?:a |an |the |some |your )?(?:(?!no\b)\w+ )?wrapper\b(?! (?:object|dict|type|structure))"
             r"|\bwrapper\b(?:,| or| and|/)\s*(?:a |an |the )?(?:\w+ )?(?:test harness|harness|entry[- ]?point|script|command[- ]line|cli|main)\b"
-            r"|\bwrap\w* it\b[^.?!]{0,30}\b(?:entry[- ]?point|harness|command[- ]line|call)\b",
+            r"|\bwrap\w* it\b[^.?!]{0,30}\b(?:entry[- ]?point|harness|command[- ]line|call)\b"
+            # beside the function's name, signature or caller ("a different name or
+            # signature, or a wrapper (e.g. reading from stdin)")
+            r"|\b(?:name|signature|call(?:s|ed|ing)?|stdin|command[- ]line|entry[- ]?point)\b[^.?!]{0,60}\bwrapper\b(?! (?:object|dict|type|structure))"
+            r"|\bwrapper\b[^.?!]{0,30}\b(?:reading from|stdin|command[- ]line)\b",
             r"\bwrap\w* (?:in|into) (?:one|a single) (?:value|object|parameter|argument|tuple|dict|container)",
             r"\bwrapper (?:function|class|script|module)\b|\bwrapper around (?:the |a |an )?(?:function|call|api|library|loop|cli)\b",
             r"\bwrap(?:ped|ping)? (?:the |both |all )?(?:inputs|arguments|args|parameters|params)",
@@ -100,7 +104,7 @@ class Envelope(Family):
             r"\bline wrap",
         ),
         questions=(
-            r"\bwrap(?:ped|per)?\b[^.?!]{0,20}\b(?:the )?(?:results?|return value|output|value)\b",
+            r"\bwrap(?:ped|per)?\b[^.?!()]{0,20}\b(?:the )?(?:results?|return value|output|value)\b",
             r"\b(?:results?|response|return) (?:object|envelope|wrapper|container|dict with)\b",
             r"\b(?:status|ok|success|error) (?:flag|key|field|code)\b[^.?!]{0,40}\b(?:return|result|output|dict)",
             r"\b(?:value|result), ?(?:error|err)\b",

@@ -12,13 +12,14 @@ from capabench.records import Mechanism
 
 # What is serialized for the input, or stored to a file or disk, is other families' concern.
 _NOT_STORED = r"^(?!.*\b(?:inputs?|arguments?|passed|reach\w*|arriv\w*|receiv\w*|given|files?|disk|dump\w*|sav\w+|written|stor\w+|writ\w+|persist\w*)\b)"
-# A string offered as what comes back is this family's, unless the sentence is about the input
-# or bad input ("None or a string instead of a list?"), a yes/no, a number or the text's case
-# (their own families ask those: "a plain int, or a string?" is how the number is written).
+# A string offered as what comes back is this family's ("a plain `int`, or a string?" asks
+# whether the result is text, as the real corpus's labellers read it; the number's or the
+# yes/no's own family may be asked beside it), unless the sentence is about the input or bad
+# input ("None or a string instead of a list?"), number words or the text's case.
 _STRING_OFFER = (
     r"^(?!.*\b(?:inputs?|arguments?|passed|passes|reach\w*|arriv\w*|receiv\w*|given|gets|handed|supplie\w*|called with|parse\w*|"
-    r"instead|isn't|not a|none|wrong|junk|garbage|dump\w*|bool\w*|true|false|truth|builtin|yes|no|"
-    r"int|integers?|numbers?|count|digits?|figure|words?|spelled|ordinal|case|capitali\w*|lower\w*|upper\w*|join)\b)"
+    r"instead|isn't|not a|none|wrong|junk|garbage|dump\w*|builtin|"
+    r"words?|spelled|ordinal|case|capitali\w*|lower\w*|upper\w*|join)\b)"
 )
 
 

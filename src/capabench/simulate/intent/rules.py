@@ -20,7 +20,7 @@ from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, 
 from capabench.simulate.intent.cues import quoted_cues
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
-from capabench.simulate.intent.text import Question, questions_of
+from capabench.simulate.intent.text import Question, questions_of, states_the_draft
 
 THRESHOLD = 1.0
 READINGS_KEPT = 4096  # messages whose reading a matcher keeps
@@ -150,7 +150,7 @@ _OTHER_FRAME = {
     ),
     # the case of the input, or of a comparison, is not the returned text's
     "clean_text": re.compile(
-        r"\b(?:match\w*|compar\w*|sensitiv\w*|insensitiv\w*|ignor\w*|treat\w*)\b"
+        r"\b(?:match\w*|compar\w*|sensitiv\w*|insensitiv\w*|ignor\w*|treat\w*|sorts?|sorted|sorting)\b"
         r"|\b(?:is|are|will) (?:the |my |your |an? )?(?:input|given|incoming)?\s*(?:string|text|word|letter)s?"
         r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
     ),
@@ -315,8 +315,13 @@ class RulesMatcher:
         names = frozenset(f for f in present if _named(f, lowered))
         readings = []
         for question in asked:
-            found = candidates(question.text, leaning, names, present)
-            elliptical = question.refers_back or len(question.text.split()) <= 5
+            found = candidates(_without_returns(question.text), leaning, names, present)
+            # read with what came before: a short sentence or one that refers back ("Tell me
+            # and I'll add it."), not one that leads into what follows ("Two questions
+            # first:") or states what the draft does ("It returns a plain `int`.")
+            elliptical = (question.refers_back or len(question.text.split()) <= 5) and not (
+                _LEADS_ON.search(question.text) or states_the_draft(question.text)
+            )
             if question.context and elliptical and not _targets(found, REGISTRY):
                 found = _with_antecedent(question, leaning, names, present)
             # a question about the user's own words asks about what they stand for, and so
@@ -342,9 +347,34 @@ class RulesMatcher:
         return reading, asked, leaning
 
 
+_CLAUSES = re.compile(r";\s+|\s[–—-]\s")
+_RETURNS_NOW = re.compile(
+    r"^\(?\s*(?:so |right now,? |currently,? |for now,? )?(?:this|it|the function|the code|that)?\s*"
+    r"(?:just |simply |currently |now |already |only )?returns?\b[^?]*$",
+    re.I,
+)
+
+
+def _without_returns(text: str) -> str:
+    """A clause saying what the draft returns now ("This just returns `True`/`False`; if you
+    need it printed, tell me") states it: the clauses beside it ask."""
+    clauses = _CLAUSES.split(text)
+    kept = [c for c in clauses if not _RETURNS_NOW.match(c.strip())]
+    return " ".join(kept) if kept and len(kept) < len(clauses) else text
+
+
 # A sentence that points at one thing said just before ("I don't know where that is.",
 # "another one"); "lmk", "correct me on any" refer to all of it.
 _POINTS_AT_ONE = re.compile(r"\b(?:that|this|there)\b|\b(?:another|which|the other) one\b", re.I)
+
+
+# A sentence that leads into what follows, or offers to go on: it refers forward, not back
+_LEADS_ON = re.compile(
+    r":\s*$|\b(?:questions?|things?|points?|details?|clarifications?) (?:first|before)\b"
+    r"|\bneed to (?:check|ask|confirm|know) (?:something|a few|two|one|some)\b"
+    r"|\bwould you like me to\b|\bproceed\b",
+    re.I,
+)
 
 
 def _with_antecedent(question: Question, leaning, names, present) -> list[Candidate]:

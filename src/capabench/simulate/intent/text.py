@@ -36,11 +36,11 @@ _REQUEST = re.compile(
     r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
     r"need (?:a|your) (?:decision|answer|input|call)|your call on|fill me in|walk me through|"
     r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|(?<=\s)if not\b|"
-    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
+    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)(?<!would )(?<!will )(?<!could )(?<!might )(?<!may )otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
     r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
     r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise|define|spell|show|paste|name|remind|unpack|walk|give|send|provide|point|fill|post|select|write down|elaborate)\b|"
-    r"\bsay (?:if|whether|which|what|how)\b|\b(?:rename|change|adjust|override|swap|switch) (?:it |this |that )?if\b|"
+    r"\bsay (?:if|whether|which|what|how)\b|\b(?:change|adjust|override|swap|switch) (?:it |this |that )?if\b|"
     r"\b(?:can't|cannot|can not|couldn't|don't|do not) (?:guess|infer|tell|know|work out|figure out|determine)\b|"
     r"\bwhat (?:isn't|is not|wasn't) (?:specified|clear|stated|given|said)|\b(?:u|ya) (?:want|need|wanna)\b|"
     r"\bkindly\b|\bi(?:'d| would) (?:be grateful|appreciate)|\bneed to know\b|\bwould you mind\b|\b(?:u|you) gonna\b|"
@@ -56,7 +56,8 @@ _REQUEST = re.compile(
 # auxiliary ("where is that exactly"); a bare alternative ("digits or words for the number").
 _INVERTED = re.compile(
     r"\b(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|must)\s+(?:u|you|i|we|it|they|this|that|these|those|ur|your code|there)\b"
-    r"|\b(?:what|which|where|how|whether|when)\b(?:\s+[\w'-]+){0,3}?\s+(?:is|are|do|does|did|should|would|will|can|could|shall)\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b"
+    # (not a relative clause: "..., which are the largest ones")
+    r"|(?<!, )\b(?:what|which|where|how|whether|when)\b(?:\s+[\w'-]+){0,3}?\s+(?:is|are|do|does|did|should|would|will|can|could|shall)\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b"
     r"|^(?:quick )?q\b|^question\b|\b(?:how|what|which|where) exactly\b",
     re.I,
 )
@@ -94,7 +95,15 @@ _ASSUMPTION = re.compile(
     re.I,
 )
 _ASKING_HEADER = re.compile(
-    r"\b(?:question|clarif|confirm|check(?!s\s*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
+    r"\b(?:question|clarif|confirm|check(?!s\s*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|(?<!worth )(?<!good to )(?<!nice to )know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
+    re.I,
+)
+# "If you'd rather have X, that's a one-line change.": what the user could change, not a
+# question (a request beside it still asks)
+_EASY_CHANGE = re.compile(
+    r"^if you(?:'d| would)? (?:rather|prefer|want|need)\b[^?]*?,\s*(?:that's|that is|it's|it is)"
+    r" (?:a |an )?(?:one-line|one line|single-line|single line|small|quick|easy|simple|trivial|tiny)"
+    r" (?:change|tweak|edit|fix|switch)\b[^?;]*?[.!)]*$",
     re.I,
 )
 # A question quoted in a statement ("the question is really "is it a rotation?"") asks nothing.
@@ -103,7 +112,8 @@ _QUOTED = re.compile(r"\"[^\"\n]{1,160}\?[^\"\n]{0,3}\"|“[^”\n]{1,160}\?[^�
 _EXPLAINING = re.compile(r"^(?:why|how)\b[^?]*:$", re.I)
 # ... and such a label opening a statement ("How it works: for each group it keeps ...")
 _EXPLAINING_LABEL = re.compile(
-    r"^(?:how (?:it|this|that) works|why (?:it|this|that)\b[^?:]{0,30}|notes?|choices)\s*:\s+(?=\S)",
+    r"^(?:how (?:it|this|that) works|why (?:it|this|that)\b[^?:]{0,30}|notes?|choices"
+    r"|what\b[^?:]{0,40}\b(?:covers?|means?|does|handles?|checks?) here)\s*:\s+(?=\S)",
     re.I,
 )
 # "Two or more breaks...": a count, not an alternative offered.
@@ -120,6 +130,9 @@ _REFERS_BACK = re.compile(
 )
 
 
+_INVITE_WORDS = 10  # an invitation longer than this says what it asks
+
+
 @dataclass(frozen=True)
 class Question:
     """A sentence that asks the user something, with what it may refer back to: the two
@@ -132,10 +145,11 @@ class Question:
     def refers_back(self) -> bool:
         """It points at something said before, or is too short to say anything itself
         ("lmk", "Thoughts?", "Correct me if not.")."""
-        return (
-            bool(_REFERS_BACK.search(self.text) or _INVITES.search(self.text))
-            or len(self.text.split()) <= 5
-        )
+        words = len(self.text.split())
+        # "tell me and I'll add it" leans on what came before; "tell me how the last digit
+        # of a float is defined" says what it asks
+        invites = _INVITES.search(self.text) is not None and words <= _INVITE_WORDS
+        return bool(_REFERS_BACK.search(self.text)) or invites or words <= 5
 
     @property
     def as_read(self) -> str:
@@ -223,7 +237,9 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
 def asks(sentence: str, *, invited: bool = False) -> bool:
     """Does this sentence ask something of the user? `invited`: the message invites
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
-    stripped = sentence.strip()
+    stripped = _EASY_CHANGE.sub("", sentence.strip()).strip()
+    if not stripped:
+        return False
     heading = _EXPLAINING.match(stripped) is not None
     stripped = _EXPLAINING_LABEL.sub("", stripped)
     s = _QUOTED.sub(" ", stripped).strip() or stripped
@@ -243,6 +259,12 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
     )
 
 
+def states_the_draft(sentence: str) -> bool:
+    """What the assistant did or its draft does ("It returns a plain `int`."): a statement
+    put up for correction, about what it says itself."""
+    return _PLAN.match(sentence.strip()) is not None
+
+
 def questions_of(message: str) -> list[Question]:
     """The sentences of a message that ask the user something, code blocks left out."""
     found: list[Question] = []
@@ -255,13 +277,20 @@ def questions_of(message: str) -> list[Question]:
         if lines and not lines[0][1]:
             heading = ""  # a heading carries over a blank line only to the list it introduces
         for line, item in lines:
-            if not item:
-                heading = line if line.endswith(":") else ""
+            if not item:  # what introduces a list: the line's last sentence, not its prose
+                heading = messages.sentences(line)[-1] if line.endswith(":") else ""
             listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
-            for sentence in messages.sentences(line):
-                if listed or asks(sentence, invited=invited):
+            said = messages.sentences(line)
+            asking = [asks(sentence, invited=invited) for sentence in said]
+            if listed and not any(asking):
+                # an item of a list of questions that asks nothing in its own words ("The
+                # output format.") asks as a whole; one that does asks there, and its other
+                # sentences are what it refers back to
+                asking = [True] * len(said)
+            for i, (sentence, asked) in enumerate(zip(said, asking, strict=True)):
+                if asked:
                     if item and heading:  # a list's heading names what its items ask about
-                        found.append(Question(f"{heading} {sentence}", ""))
+                        found.append(Question(f"{heading} {sentence}", " ".join(said[:i][-2:])))
                     else:
                         found.append(Question(sentence, " ".join(earlier[-2:])))
                 earlier.append(sentence)
