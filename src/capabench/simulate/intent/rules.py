@@ -227,6 +227,7 @@ def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[s
     return list(found.values())
 
 
+@lru_cache(maxsize=2048)  # a question's text is read as plain text by several steps
 def plain(text: str) -> str:
     """The text as the vocabularies read it: lowercased, identifiers and quoted task terms out."""
     text = _TASK_TERM.sub(" ", text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from capabench import messages
 
@@ -141,7 +142,7 @@ class Question:
     text: str
     context: str = ""
 
-    @property
+    @cached_property
     def refers_back(self) -> bool:
         """It points at something said before, or is too short to say anything itself
         ("lmk", "Thoughts?", "Correct me if not.")."""
