@@ -1,0 +1,133 @@
+"""Make a part of the real-question corpus (tests/data/real_questions) from capabench's own
+sessions, as issue 27's later parts were made: writer helpers reply to held-out requests
+(tests/data/real_questions/making/WRITER.md), labeller helpers label the replies by the
+corpus rule (making/LABELLER.md); neither sees the matcher.
+
+    python scripts/real_questions_part.py requests --seed 2 --first 181 --last 240 --out DIR
+        # DIR/requests.jsonl: the held-out requests in the player's order, framings A-D in turn
+    python scripts/real_questions_part.py rule --out RULE.md
+        # the families' table and the corpus rule, the only text a labeller reads beside LABELLER.md
+    python scripts/real_questions_part.py build --writer DIR --labels DIR/labels.jsonl \\
+        --name claude-helper-m --seed 2 --commit SHA --out claude-helper-m.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "data" / "real_questions"
+FRAMINGS = "ABCD"  # making/WRITER.md
+MODEL = (
+    "Claude (an Anthropic model, run as a helper session of capabench's developers; "
+    "exact version not recorded)"
+)
+
+
+def requests(args: argparse.Namespace) -> None:
+    from capabench.build.default import default_benchmark  # built on first use, cached
+    from capabench.player import select_sessions
+
+    sessions = select_sessions(default_benchmark(args.seed), None)[args.first - 1 : args.last]
+    args.out.mkdir(parents=True, exist_ok=True)
+    with (args.out / "requests.jsonl").open("w") as out:
+        for n, s in enumerate(sessions, args.first):
+            row = {"n": n, "session": s.id, "framing": FRAMINGS[(n - 1) % 4], "request": s.request}
+            out.write(json.dumps(row) + "\n")
+    print(f"{args.out / 'requests.jsonl'}: {len(sessions)} requests")
+
+
+def rule(args: argparse.Namespace) -> None:
+    """The 14 families' table (from the bank's brief) and the corpus README's rule and hard
+    cases, without what the README says of matchers and measurements."""
+    brief = (ROOT / "tests" / "data" / "user_questions" / "BRIEF.md").read_text()
+    families = brief[brief.index("Each is one thing") : brief.index("So a message that asks")]
+    readme = (CORPUS / "README.md").read_text()
+    rules = readme[readme.index("## Labelling rule") : readme.index("## Format")]
+    hard = readme[readme.index("## Hard cases") : readme.index("## Limits")]
+    hard = re.sub(
+        r" \(two labellers read the line above.*?keep their labels\)", "", hard, flags=re.S
+    )
+    held = (
+        "In a session the user privately holds one alternative of each of two families from "
+        "different groups; the assistant never sees which."
+    )
+    text = (
+        "# The 14 convention families and the labelling rule\n\n## The families\n\n"
+        f"{families}{held}\n\n{rules}{hard}"
+    )
+    args.out.write_text(text)
+    print(f"{args.out}: {len(text)} characters")
+
+
+def build(args: argparse.Namespace) -> None:
+    requests_by_n = _rows(args.writer / "requests.jsonl")
+    replies = list(_rows(args.writer / "replies.jsonl").values())
+    labels = _rows(args.labels)
+    entries = []
+    for reply in replies:
+        label, asked = labels[reply["n"]], requests_by_n[reply["n"]]
+        if label["session"] != reply["session"] or asked["session"] != reply["session"]:
+            raise SystemExit(f"reply {reply['n']}: sessions differ between files")
+        targets = sorted(label["targets"])
+        entries.append(
+            {
+                "id": f"{args.name}-{reply['n']:03d}",
+                "text": reply["reply"],
+                "model": MODEL,
+                "source": {
+                    "repo": "capabench (this repository)",
+                    "path": f"default benchmark seed {args.seed}, held-out sessions (player order)",
+                    "commit": args.commit,
+                    "loc": f"{reply['session']}, framing {asked['framing']}",
+                },
+                "targets": targets,
+                "defensible": sorted(set(label["defensible"]) - set(targets)),
+                "asks": bool(label["asks"]),
+                "note": label.get("note", ""),
+            }
+        )
+    args.out.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
+    print(
+        f"{args.out}: {len(entries)} messages, {sum(bool(e['targets']) for e in entries)} with targets"
+    )
+
+
+def _rows(path: Path) -> dict[int, dict]:
+    if not path.is_file():
+        raise SystemExit(f"no such file: {path}")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {row["n"]: row for row in rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("requests", help="a writer's requests.jsonl")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--first", type=int, required=True, help="first session (1-based)")
+    p.add_argument("--last", type=int, required=True, help="last session, included")
+    p.add_argument("--out", type=Path, required=True, help="the writer's folder")
+    p.set_defaults(run=requests)
+    p = sub.add_parser("rule", help="the labeller's RULE.md")
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(run=rule)
+    p = sub.add_parser("build", help="a corpus file from replies and labels")
+    p.add_argument("--writer", type=Path, required=True, help="folder with requests/replies.jsonl")
+    p.add_argument("--labels", type=Path, required=True, help="the labeller's labels.jsonl")
+    p.add_argument("--name", required=True, help="the part's name, e.g. claude-helper-m")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--commit", required=True, help="the commit the requests were built at")
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(run=build)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
