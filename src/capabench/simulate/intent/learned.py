@@ -43,8 +43,9 @@ from pydantic import BaseModel, ConfigDict
 from capabench.conventions import REGISTRY
 from capabench.messages import code_spans
 from capabench.simulate.intent.base import Reading, register
+from capabench.simulate.intent.frames import other_frame
 from capabench.simulate.intent.generic import generic
-from capabench.simulate.intent.rules import READINGS_KEPT, RulesMatcher, other_frame, plain
+from capabench.simulate.intent.rules import READINGS_KEPT, RulesMatcher, plain
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
 TOKEN_VECTORS = Path(__file__).with_name("token_vectors.npz")

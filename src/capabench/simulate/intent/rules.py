@@ -18,6 +18,7 @@ from capabench.conventions import REGISTRY
 from capabench.messages import sentences
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
 from capabench.simulate.intent.cues import quoted_cues
+from capabench.simulate.intent.frames import other_frame
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
 from capabench.simulate.intent.text import Question, questions_of, states_the_draft
@@ -129,64 +130,6 @@ def score(family: str, text: str) -> tuple[int, float, tuple[str, ...]]:
             weak = _ASPECT_ALONE
             found.append(alone.group(0).strip())
     return strong, weak, tuple(found)
-
-
-# A family's words outside its own frame: a clause that speaks of the other frame and not
-# of the family's own names the concept about something else (issue 27: the sign of the
-# result is not negative input; the user's files to share or edit are not where the result
-# is saved). Such a clause keeps the family as a candidate, never a target.
-_OTHER_FRAME = {
-    "negative_input": re.compile(
-        r"\b(?:result|output|answer|return value|returned value|difference|sum)s?\b[^.?!]{0,30}"
-        r"\b(?:be|is|are|come out|end up)\b[^.?!]{0,20}\b(?:positive|negative)\b"
-        r"|\bnegative (?:result|output|answer|return value)s?\b"
-    ),
-    "result_file": re.compile(
-        r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"
-        r"|\bfiles?\b[^.?!]{0,30}\b(?:contains?|on your (?:computer|machine|disk)|to (?:the|this) chat)\b"
-        # the data comes in a file: "a file with one `n` per line", "rows from a CSV/file"
-        r"|\bfiles? with (?:one|each|a)\b[^.?!]{0,20}\bper (?:line|row)\b|\brows (?:from|of|in) (?:a |the )?(?:csv|file)"
-        r"|\b(?:take|accept|read|process)\w*\b[^.?!]{0,40}\b(?:a |the )?files?\b"
-    ),
-    # the case of the input, or of a comparison, is not the returned text's
-    "clean_text": re.compile(
-        r"\b(?:match\w*|compar\w*|sensitiv\w*|insensitiv\w*|ignor\w*|treat\w*|sorts?|sorted|sorting)\b"
-        r"|\b(?:is|are|will) (?:the |my |your |an? )?(?:input|given|incoming)?\s*(?:string|text|word|letter)s?"
-        r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
-    ),
-    # the form of what is returned is not the form the data arrives in
-    "input_format": re.compile(r"\b(?:return\w*|output\w*|results?)\b"),
-    # booleans among the input's values ("with booleans in the list, should they be ignored?")
-    # are not how the answer is written
-    "yes_no": re.compile(
-        r"\bbool\w*\b[^.?!]{0,40}\b(?:in the (?:input|list|array|data)|exclud\w*|ignor\w*|skipp\w*|as ints?|count(?:ed)? as|treated as|are ints|subclass\w*)\b"
-        r"|\b(?:isinstance|exclud\w*|ignor\w*|skip\w*|filter\w*)\b[^.?!]{0,30}\bbool\w*"
-    ),
-}
-_OWN_FRAME = {
-    "negative_input": re.compile(
-        r"\b(?:input|inputs|argument|arguments|parameter|passed|given|receives?|takes?)\b"
-    ),
-    "result_file": re.compile(
-        r"\b(?:result|results|output|outputs|save|saved|write|written|store|dump|export)\b"
-    ),
-    "clean_text": re.compile(r"\b(?:return\w*|output\w*|results?|come back|give back)\b"),
-    "input_format": re.compile(
-        r"\b(?:inputs?|arguments?|arriv\w*|passed|given|receiv\w*|reach\w*|comes? in|supplied)\b"
-    ),
-    "yes_no": re.compile(
-        r"\b(?:return\w*|results?|answers?|output\w*|come\w* back|give\w* back)\b"
-    ),
-}
-
-
-def other_frame(family: str, text: str) -> bool:
-    """Whether a (lowercased) text speaks of the family's concept about something else."""
-    return (
-        family in _OTHER_FRAME
-        and _OTHER_FRAME[family].search(text) is not None
-        and _OWN_FRAME[family].search(text) is None
-    )
 
 
 def _present(text: str) -> frozenset[str]:
