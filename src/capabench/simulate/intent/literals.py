@@ -54,7 +54,8 @@ _BLOCKS = 4  # compiling a narrowed alternation costs more than scanning a few e
 class Alternation:
     """`p1|p2|...` compiled once, with what each alternative can't match without: where none
     of an alternative's literals occur in a text it can't match there, so a family none of
-    whose alternatives can match is skipped, and `matches` tries only those that can."""
+    whose alternatives can match is skipped, and the others are read as one narrowed
+    alternation."""
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns = tuple(patterns)
@@ -100,15 +101,6 @@ class Alternation:
             return whole
         rest = [i for i in keep if i not in led]
         return Split(whole, *(_join(self.patterns[i] for i in part) for part in (led, rest)))
-
-    def matches(self, text: str, occur: frozenset[str]) -> bool:
-        """Whether the alternation matches anywhere in `text` (`occur` as for `narrowed`)."""
-        if not self._unguarded and self.literals.isdisjoint(occur):
-            return False
-        return any(
-            (need is None or not need.isdisjoint(occur)) and pattern.search(text)
-            for need, pattern in self._alone
-        )
 
 
 # An alternation whose alternatives all open with a word's first letter is scanned fast (the

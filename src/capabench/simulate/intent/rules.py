@@ -135,19 +135,13 @@ def score(family: str, text: str) -> tuple[int, float, tuple[str, ...]]:
 def _present(text: str) -> frozenset[str]:
     """The families with an anchor or aspect word anywhere in a (lowercased) text."""
     occur = _occurring(text)
+    # one search per vocabulary, narrowed to the alternatives that can match here (compiled
+    # once for the scores that follow)
     return frozenset(
         family
         for family in REGISTRY
-        if any(a.matches(text, occur) for a in _vocabulary(family)[:2])
+        if any(p is not None and p.search(text) for p in _compiled(family, occur)[:2])
     )
-
-
-def _named(family: str, text: str) -> bool:
-    """Whether a (lowercased) text names the family outright (one of its anchor words)."""
-    if _CLAUSE.search(text) is None:  # one clause: read for the leaning already
-        return score(family, text)[0] > 0
-    text, occur = _read_as(family, text)
-    return _vocabulary(family)[0].matches(text, occur)
 
 
 def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[str]:
@@ -256,7 +250,9 @@ class RulesMatcher:
         # `whole` holds every question and context sentence, so its text is where to look.
         present = _present(lowered)
         leaning = {c.family: c.score for c in candidates(whole, present=present)}
-        names = frozenset(f for f in present if _named(f, lowered))
+        # named outright in one of its clauses (their scores are the leaning's, kept)
+        clauses = _CLAUSE.split(lowered)
+        names = frozenset(f for f in present if any(score(f, c)[0] for c in clauses))
         readings = []
         for question in asked:
             found = candidates(_without_returns(question.text), leaning, names, present)
@@ -346,7 +342,9 @@ def asked_plainly(question: str) -> tuple[str, ...]:
     return tuple(
         f
         for f in sorted(REGISTRY)
-        if _plain_questions(f).matches(text, occur) and not other_frame(f, text)
+        if (asked := _plain_questions(f).narrowed(occur)) is not None
+        and asked.search(text)
+        and not other_frame(f, text)
     )
 
 
