@@ -31,7 +31,11 @@ def requests(args: argparse.Namespace) -> None:
     from capabench.build.default import default_benchmark  # built on first use, cached
     from capabench.player import select_sessions
 
+    if not 1 <= args.first <= args.last:
+        raise SystemExit(f"sessions {args.first}-{args.last}: need 1 <= --first <= --last")
     sessions = select_sessions(default_benchmark(args.seed), None)[args.first - 1 : args.last]
+    if not sessions:
+        raise SystemExit(f"the benchmark of seed {args.seed} has fewer than {args.first} sessions")
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "requests.jsonl").open("w") as out:
         for n, s in enumerate(sessions, args.first):
