@@ -73,6 +73,8 @@ def build(args: argparse.Namespace) -> None:
     labels = _rows(args.labels)
     entries = []
     for reply in replies:
+        if reply["n"] not in labels or reply["n"] not in requests_by_n:
+            raise SystemExit(f"reply {reply['n']}: no label or request for it")
         label, asked = labels[reply["n"]], requests_by_n[reply["n"]]
         if label["session"] != reply["session"] or asked["session"] != reply["session"]:
             raise SystemExit(f"reply {reply['n']}: sessions differ between files")

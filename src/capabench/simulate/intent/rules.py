@@ -259,7 +259,8 @@ class RulesMatcher:
             # read with what came before: a short sentence or one that refers back ("Tell me
             # and I'll add it."), not one that leads into what follows ("Two questions
             # first:") or states what the draft does ("It returns a plain `int`.")
-            elliptical = (question.refers_back or len(question.text.split()) <= 5) and not (
+            # (refers_back holds for a sentence of five words or fewer)
+            elliptical = question.refers_back and not (
                 _LEADS_ON.search(question.text) or states_the_draft(question.text)
             )
             if question.context and elliptical and not _targets(found, REGISTRY):
@@ -287,7 +288,8 @@ class RulesMatcher:
         return reading, asked, leaning
 
 
-_CLAUSES = re.compile(r";\s+|\s[–—-]\s")
+# where a sentence joins a statement to what it asks: a semicolon or a dash
+_STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 _RETURNS_NOW = re.compile(
     r"^\(?\s*(?:so |right now,? |currently,? |for now,? )?(?:this|it|the function|the code|that)?\s*"
     r"(?:just |simply |currently |now |already |only )?returns?\b[^?]*$",
@@ -298,7 +300,7 @@ _RETURNS_NOW = re.compile(
 def _without_returns(text: str) -> str:
     """A clause saying what the draft returns now ("This just returns `True`/`False`; if you
     need it printed, tell me") states it: the clauses beside it ask."""
-    clauses = _CLAUSES.split(text)
+    clauses = _STATEMENT_BREAK.split(text)
     kept = [c for c in clauses if not _RETURNS_NOW.match(c.strip())]
     return " ".join(kept) if kept and len(kept) < len(clauses) else text
 

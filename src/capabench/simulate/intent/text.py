@@ -278,10 +278,10 @@ def questions_of(message: str) -> list[Question]:
         if lines and not lines[0][1]:
             heading = ""  # a heading carries over a blank line only to the list it introduces
         for line, item in lines:
-            if not item:  # what introduces a list: the line's last sentence, not its prose
-                heading = messages.sentences(line)[-1] if line.endswith(":") else ""
-            listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
             said = messages.sentences(line)
+            if not item:  # what introduces a list: the line's last sentence, not its prose
+                heading = said[-1] if said and line.endswith(":") else ""
+            listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
             asking = [asks(sentence, invited=invited) for sentence in said]
             if listed and not any(asking):
                 # an item of a list of questions that asks nothing in its own words ("The
