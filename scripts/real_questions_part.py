@@ -36,11 +36,12 @@ def requests(args: argparse.Namespace) -> None:
     sessions = select_sessions(default_benchmark(args.seed), None)[args.first - 1 : args.last]
     if not sessions:
         raise SystemExit(f"the benchmark of seed {args.seed} has fewer than {args.first} sessions")
+    rows = [
+        {"n": n, "session": s.id, "framing": FRAMINGS[(n - 1) % 4], "request": s.request}
+        for n, s in enumerate(sessions, args.first)
+    ]
     args.out.mkdir(parents=True, exist_ok=True)
-    with (args.out / "requests.jsonl").open("w") as out:
-        for n, s in enumerate(sessions, args.first):
-            row = {"n": n, "session": s.id, "framing": FRAMINGS[(n - 1) % 4], "request": s.request}
-            out.write(json.dumps(row) + "\n")
+    (args.out / "requests.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     print(f"{args.out / 'requests.jsonl'}: {len(sessions)} requests")
 
 
@@ -132,7 +133,10 @@ def main() -> None:
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(run=build)
     args = parser.parse_args()
-    args.run(args)
+    try:
+        args.run(args)
+    except KeyboardInterrupt:
+        raise SystemExit("interrupted: nothing written; the same command starts again") from None
 
 
 if __name__ == "__main__":
