@@ -116,6 +116,8 @@ def score(family: str, text: str) -> tuple[int, float, tuple[str, ...]]:
     """How a (lowercased) text speaks of a family: its distinct anchor words, and its
     distinct aspect words with a subject close by (0.5 when no aspect has one), with the
     evidence."""
+    if not any(_compiled(family, _occurring(text))[:2]):
+        return 0, 0.0, ()  # none of its words occur (what `ignore` takes out only lowers it)
     text, occur = _read_as(family, text)
     anchors, aspects, subjects, _ = _compiled(family, occur)
     found = sorted({m.group(0).strip() for m in anchors.finditer(text)}) if anchors else []
@@ -132,15 +134,12 @@ def score(family: str, text: str) -> tuple[int, float, tuple[str, ...]]:
     return strong, weak, tuple(found)
 
 
-def _present(text: str) -> frozenset[str]:
-    """The families with an anchor or aspect word anywhere in a (lowercased) text."""
+def _may_occur(text: str) -> frozenset[str]:
+    """The families one of whose anchor or aspect alternatives may match in a (lowercased)
+    text: a literal it can't match without occurs there."""
     occur = _occurring(text)
-    # one search per vocabulary, narrowed to the alternatives that can match here (compiled
-    # once for the scores that follow)
     return frozenset(
-        family
-        for family in REGISTRY
-        if any(p is not None and p.search(text) for p in _compiled(family, occur)[:2])
+        family for family in REGISTRY if any(p is not None for p in _compiled(family, occur)[:2])
     )
 
 
@@ -245,14 +244,15 @@ class RulesMatcher:
         # The whole message's leaning (generic words tied in one clause go to the family the
         # message speaks of more) and the families it names outright.
         lowered = plain(whole)
-        # A family none of whose words occur in anything read here scores nothing anywhere
-        # (what its `ignore` takes out only lowers a score): the rest is read, family by family.
-        # `whole` holds every question and context sentence, so its text is where to look.
-        present = _present(lowered)
-        leaning = {c.family: c.score for c in candidates(whole, present=present)}
-        # named outright in one of its clauses (their scores are the leaning's, kept)
+        # A family that scores nothing in any clause of everything read here scores nothing
+        # in any part of it (what its `ignore` takes out only lowers a score): the rest is
+        # read, family by family. Its scores per clause also say which families the message
+        # names outright.
         clauses = _CLAUSE.split(lowered)
-        names = frozenset(f for f in present if any(score(f, c)[0] for c in clauses))
+        scores = {f: [score(f, c) for c in clauses] for f in _may_occur(lowered)}
+        present = frozenset(scores)
+        names = frozenset(f for f in present if any(a for a, _, _ in scores[f]))
+        leaning = {c.family: c.score for c in candidates(whole, present=present)}
         readings = []
         for question in asked:
             found = candidates(_without_returns(question.text), leaning, names, present)
