@@ -128,6 +128,10 @@ def test_statements_ask_nothing_however_they_open():
     assert questions("If you'd rather have bad records raise, that's a one-line change.") == []
     assert questions("If you'd rather have bad records raise, that's a one-line change; say so.")
     assert questions("Rename it if you like.") == []
+    # an edit the user can make themselves is offered, not asked; one asking something back asks
+    assert questions("I called it `area`; rename it if you need something else.") == []
+    assert questions("If you meant input order, drop the `sorted(...)` call.") == []
+    assert questions("If it's not `f(a, b)`, paste the call and I'll adapt it.") != []
     assert questions('What "robust" covers here: floats raise a TypeError.') == []
     # a list headed "worth knowing" is notes, not questions
     notes = "Details worth knowing:\n- Negative numbers: `abs()` removes the sign.\n- Floats raise."
@@ -156,6 +160,8 @@ def test_a_list_item_asks_where_it_asks_and_its_heading_is_its_last_sentence():
 def test_lead_ins_and_statements_of_the_draft_are_not_read_with_what_came_before():
     lead_in = "It never goes negative, so it is fine. One question first:"
     assert targeted_families(lead_in, ALL) == []
+    count = "Negative inputs raise a ValueError. Two assumptions, since I can't infer them."
+    assert targeted_families(count, ALL) == []
     draft = "You asked for the number in report style. It returns a plain `int`."
     assert "number_style" not in targeted_families(draft + " Thoughts?", ["negative_input"])
     assert targeted_families("You said send it back like last time. Tell me and I'll add it.", ALL)
@@ -166,6 +172,9 @@ def test_lead_ins_and_statements_of_the_draft_are_not_read_with_what_came_before
 
 def test_function_names_are_not_concept_words():
     assert targeted_families("Is `sort_third` the name you want in your code?", ALL) == ["naming"]
+    # "name/signature" asks for the name as well as for the call
+    asked = targeted_families("What name/signature does your usual call use?", ALL)
+    assert set(asked) == {"naming", "packed_args"}
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ class Naming(Family):
             r"\bname (?:as|from) (?:given|the signature|is)",
             r"\bthe name (?:you|from|as|in)\b",
             r"\bunder (?:what|which) name",
+            r"\bname ?(?:/|or|and|,) ?(?:the |its |your |a )?signature",
         ),
         aspects=(
             r"\bsuffix",

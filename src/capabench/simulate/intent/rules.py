@@ -21,7 +21,11 @@ from capabench.simulate.intent.cues import quoted_cues
 from capabench.simulate.intent.frames import other_frame
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
-from capabench.simulate.intent.text import Question, questions_of, states_the_draft
+from capabench.simulate.intent.text import (
+    STATEMENT_BREAK,
+    Question,
+    questions_of,
+)
 
 THRESHOLD = 1.0
 READINGS_KEPT = 4096  # messages whose reading a matcher keeps
@@ -256,14 +260,7 @@ class RulesMatcher:
         readings = []
         for question in asked:
             found = candidates(_without_returns(question.text), leaning, names, present)
-            # read with what came before: a short sentence or one that refers back ("Tell me
-            # and I'll add it."), not one that leads into what follows ("Two questions
-            # first:") or states what the draft does ("It returns a plain `int`.")
-            # (refers_back holds for a sentence of five words or fewer)
-            elliptical = question.refers_back and not (
-                _LEADS_ON.search(question.text) or states_the_draft(question.text)
-            )
-            if question.context and elliptical and not _targets(found, REGISTRY):
+            if question.context and question.elliptical and not _targets(found, REGISTRY):
                 found = _with_antecedent(question, leaning, names, present)
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
@@ -288,8 +285,6 @@ class RulesMatcher:
         return reading, asked, leaning
 
 
-# where a sentence joins a statement to what it asks: a semicolon or a dash
-_STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 _RETURNS_NOW = re.compile(
     r"^\(?\s*(?:so |right now,? |currently,? |for now,? )?(?:this|it|the function|the code|that)?\s*"
     r"(?:just |simply |currently |now |already |only )?returns?\b[^?]*$",
@@ -300,7 +295,7 @@ _RETURNS_NOW = re.compile(
 def _without_returns(text: str) -> str:
     """A clause saying what the draft returns now ("This just returns `True`/`False`; if you
     need it printed, tell me") states it: the clauses beside it ask."""
-    clauses = _STATEMENT_BREAK.split(text)
+    clauses = STATEMENT_BREAK.split(text)
     kept = [c for c in clauses if not _RETURNS_NOW.match(c.strip())]
     return " ".join(kept) if kept and len(kept) < len(clauses) else text
 
@@ -308,15 +303,6 @@ def _without_returns(text: str) -> str:
 # A sentence that points at one thing said just before ("I don't know where that is.",
 # "another one"); "lmk", "correct me on any" refer to all of it.
 _POINTS_AT_ONE = re.compile(r"\b(?:that|this|there)\b|\b(?:another|which|the other) one\b", re.I)
-
-
-# A sentence that leads into what follows, or offers to go on: it refers forward, not back
-_LEADS_ON = re.compile(
-    r":\s*$|\b(?:questions?|things?|points?|details?|clarifications?) (?:first|before)\b"
-    r"|\bneed to (?:check|ask|confirm|know) (?:something|a few|two|one|some)\b"
-    r"|\bwould you like me to\b|\bproceed\b",
-    re.I,
-)
 
 
 def _with_antecedent(question: Question, leaning, names, present) -> list[Candidate]:

@@ -104,7 +104,24 @@ _ASKING_HEADER = re.compile(
 _EASY_CHANGE = re.compile(
     r"^if you(?:'d| would)? (?:rather|prefer|want|need)\b[^?]*?,\s*(?:that's|that is|it's|it is)"
     r" (?:a |an )?(?:one-line|one line|single-line|single line|small|quick|easy|simple|trivial|tiny)"
-    r" (?:change|tweak|edit|fix|switch)\b[^?;]*?[.!)]*$",
+    r" (?:change|tweak|edit|fix|switch|swap)\b[^?;]*?[.!)]*$",
+    re.I,
+)
+# where a sentence joins a statement to what it asks: a semicolon or a dash
+STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
+# "Rename it if you need something else.", "If you meant the input order, drop the `sorted`.":
+# an edit the user can make themselves, offered, not a question (one that asks for something
+# back, "paste the call and I'll adapt it", still asks)
+_EDIT = (
+    r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak)"
+)
+_SELF_SERVICE = re.compile(
+    rf"^(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
+    rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$",
+    re.I,
+)
+_ASKS_BACK = re.compile(
+    r"\b(?:tell|let me know|lmk|say so|ping|ask|shout|send|paste|show|share|give me|i'll|i will|i can)\b",
     re.I,
 )
 # A question quoted in a statement ("the question is really "is it a rotation?"") asks nothing.
@@ -131,6 +148,18 @@ _REFERS_BACK = re.compile(
 )
 
 
+# A sentence that leads into what follows, or offers to go on: it refers forward, not back
+_LEADS_ON = re.compile(
+    r":\s*$|\b(?:questions?|things?|points?|details?|clarifications?) (?:first|before)\b"
+    # "Two assumptions, since I can't infer them.": a count of what follows
+    r"|^(?:\w+,? ){0,3}?(?:two|three|four|a few|a couple(?: of)?|several|some) (?:quick |small |more )?"
+    r"(?:questions?|things?|assumptions?|points?|details?|clarifications?|caveats?)\b(?![^.?!]*:\s*\S)"
+    r"|\bneed to (?:check|ask|confirm|know) (?:something|a few|two|one|some)\b"
+    r"|\bwould you like me to\b|\bproceed\b",
+    re.I,
+)
+
+
 _INVITE_WORDS = 10  # an invitation longer than this says what it asks
 
 
@@ -152,10 +181,19 @@ class Question:
         invites = _INVITES.search(self.text) is not None and words <= _INVITE_WORDS
         return bool(_REFERS_BACK.search(self.text)) or invites or words <= 5
 
+    @cached_property
+    def elliptical(self) -> bool:
+        """It is read with what came before: it refers back (a sentence of five words or
+        fewer does), and neither leads into what follows ("Two questions first:") nor
+        states what the draft does ("It returns a plain `int`.")."""
+        return self.refers_back and not (
+            _LEADS_ON.search(self.text) or _PLAN.match(self.text.strip())
+        )
+
     @property
     def as_read(self) -> str:
         """The sentence as the matchers read it: with what it refers back to, if it does."""
-        return f"{self.context} {self.text}".strip() if self.refers_back else self.text
+        return f"{self.context} {self.text}".strip() if self.elliptical else self.text
 
 
 # The writer's own reasoning, recorded as reply text by some agents: everything before a
@@ -239,6 +277,13 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
     """Does this sentence ask something of the user? `invited`: the message invites
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
     stripped = _EASY_CHANGE.sub("", sentence.strip()).strip()
+    # a clause offering the user an edit of their own says nothing to answer
+    clauses = [
+        c
+        for c in STATEMENT_BREAK.split(stripped)
+        if not (_SELF_SERVICE.match(c.strip()) and not _ASKS_BACK.search(c))
+    ]
+    stripped = "; ".join(clauses).strip()
     if not stripped:
         return False
     heading = _EXPLAINING.match(stripped) is not None
@@ -258,12 +303,6 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
         or _OPEN_END.search(s)
         or (invited and _PLAN.match(s))
     )
-
-
-def states_the_draft(sentence: str) -> bool:
-    """What the assistant did or its draft does ("It returns a plain `int`."): a statement
-    put up for correction, about what it says itself."""
-    return _PLAN.match(sentence.strip()) is not None
 
 
 def questions_of(message: str) -> list[Question]:
