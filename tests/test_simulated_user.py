@@ -157,6 +157,36 @@ def test_a_list_item_asks_where_it_asks_and_its_heading_is_its_last_sentence():
     assert set(targeted_families(message, ALL)) == {"tidy_list", "log_channel"}
 
 
+def test_a_list_item_is_read_in_its_own_words_before_its_heading():
+    message = (
+        "I don't have our earlier conversations, so I don't know what was agreed:\n"
+        "- **Logs**: what do you use, `print` or a logger?\n"
+        "- Type hints?\n"
+        "- The shape of the result."
+    )
+    # the heading's "agreed" doesn't reach an item that names its own family
+    items = make_matcher("rules").read(message, ALL).questions[1:]
+    assert [q.targets for q in items] == [("log_channel",), (), ()]
+
+
+def test_a_wrapper_around_the_call_is_not_one_around_the_result():
+    assert "envelope" not in targeted_families(
+        "Any type hints, or a wrapper you route it through?", ALL
+    )
+    assert "envelope" in targeted_families("Should the result come back in a wrapper dict?", ALL)
+    # booleans among the inputs are not how the answer is written
+    assert "yes_no" not in targeted_families("**Booleans** (`True` is an `int`): reject them?", ALL)
+
+
+def test_what_the_spec_leaves_open_and_why_labels_are_statements():
+    assert questions("**Sign:** the spec doesn't say how to treat the sign.") == []
+    assert questions("Why: the smallest such sum is 8, and odd numbers never work.") == []
+    # an edit offered to the user invites nothing: what the draft returns stays a statement
+    offered = "It returns `True`/`False`. If you want strings, use `'yes' if ok else 'no'`."
+    assert questions(offered) == []
+    assert questions("It returns `True`/`False`. If you want strings, tell me.") != []
+
+
 def test_lead_ins_and_statements_of_the_draft_are_not_read_with_what_came_before():
     lead_in = "It never goes negative, so it is fine. One question first:"
     assert targeted_families(lead_in, ALL) == []

@@ -1,6 +1,7 @@
 """A family's words in another frame: the sign of the result is not negative input, the case
 of the input or of a comparison is not the returned text's, the form of the output is not the
-form the data arrives in, the user's files to share are not where the result is saved. A text
+form the data arrives in, the user's files to share are not where the result is saved, a
+wrapper around the call or the code's delivery is not one around the returned value. A text
 that speaks of the other frame and not of the family's own names the concept about something
 else (issue 27); the rules keep such a family as a candidate, never a target, and the learned
 matcher adds nothing in it."""
@@ -34,7 +35,13 @@ _OTHER_FRAME = {
     # are not how the answer is written
     "yes_no": re.compile(
         r"\bbool\w*\b[^.?!]{0,40}\b(?:in the (?:input|list|array|data)|exclud\w*|ignor\w*|skipp\w*|as ints?|count(?:ed)? as|treated as|are ints|subclass\w*)\b"
-        r"|\b(?:isinstance|exclud\w*|ignor\w*|skip\w*|filter\w*)\b[^.?!]{0,30}\bbool\w*"
+        r"|\b(?:isinstance|exclud\w*|ignor\w*|skip\w*|filter\w*|reject\w*)\b[^.?!]{0,30}\bbool\w*"
+        r"|\bbool\w*\b[^.?!]{0,40}\b(?:is an int|are ints|reject\w*|accept\w*)\b"
+    ),
+    # a wrapper around the call, or the code's delivery, is not one around the returned value
+    "envelope": re.compile(
+        r"\b(?:type hints?|docstrings?|doctests?|tests?|test file|class|cli|command line|entry point"
+        r"|decorator|script|module|package|code block|deliver\w*|packag\w*|rout\w*|invok\w*|call\w*)\b"
     ),
 }
 _OWN_FRAME = {
@@ -50,6 +57,10 @@ _OWN_FRAME = {
     ),
     "yes_no": re.compile(
         r"\b(?:return\w*|results?|answers?|output\w*|come\w* back|give\w* back)\b"
+    ),
+    "envelope": re.compile(
+        r"\b(?:return\w*|results?|outputs?|values?|answers?|come\w* back|send\w* back|give\w* back"
+        r"|dict\w*|tuple|list|json|ok|status|error)\b"
     ),
 }
 

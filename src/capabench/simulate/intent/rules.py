@@ -259,17 +259,25 @@ class RulesMatcher:
         leaning = {c.family: c.score for c in candidates(whole, present=present)}
         readings = []
         for question in asked:
-            found = candidates(_without_returns(question.text), leaning, names, present)
+            # a list item in its own words first: its heading ("I don't know what was
+            # agreed:") says what it asks about only when the item doesn't say it itself
+            read = question.own
+            found = candidates(_without_returns(read), leaning, names, present)
+            if read != question.text and not (
+                _targets(found, REGISTRY) or quoted_cues(read) or asked_plainly(read)
+            ):
+                read = question.text
+                found = candidates(_without_returns(read), leaning, names, present)
             if question.context and question.elliptical and not _targets(found, REGISTRY):
                 found = _with_antecedent(question, leaning, names, present)
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
             # nothing, whatever its words serve
-            quoted = quoted_cues(question.text)
-            is_generic = not quoted and generic(question.text)
+            quoted = quoted_cues(read)
+            is_generic = not quoted and generic(read)
             targets = [] if is_generic else _targets(found, families)
             targets += [f for f in quoted if f in families and f not in targets]
-            plainly = () if is_generic else asked_plainly(question.text)
+            plainly = () if is_generic else asked_plainly(read)
             # a plain question reaches its family, beside a sibling the words found ("a dict,
             # or a string?" asks about the envelope and the text format both)
             targets += [f for f in plainly if f in families and f not in targets]

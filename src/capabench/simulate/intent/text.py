@@ -28,7 +28,7 @@ _INTERROGATIVE = re.compile(
 )
 _REQUEST = re.compile(
     r"\b(?:let me know|lmk|tell me|tell us|give me|send me|say so|ping me|"
-    r"please,? (?!note\b|see\b|find\b|ignore\b|don't\b|do not\b|bear\b)\w+|\bpick one\b|\bsay (?:where|which|what|so|the word|when)\b|"
+    r"please,? (?!note\b|see\b|find\b|ignore\b|don't\b|do not\b|bear\b)\w+|\bpick one\b|(?<!n't )(?<!not )(?<!never )\bsay (?:where|which|what|so|the word|when)\b|"
     r"\b(?:show|give|send|paste|post|drop) me\b|\bspell (?:it |that |this )?out\b|"
     r"(?:can|could|would) you (?:confirm|clarify|specify|explain|say|share|tell|check|point|describe|remind|spell)|"
     r"remind me|confirm (?:that|whether|if|what|which|how|the)|clarify (?:what|whether|if|which|how|the)|"
@@ -41,7 +41,7 @@ _REQUEST = re.compile(
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
     r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
     r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise|define|spell|show|paste|name|remind|unpack|walk|give|send|provide|point|fill|post|select|write down|elaborate)\b|"
-    r"\bsay (?:if|whether|which|what|how)\b|\b(?:change|adjust|override|swap|switch) (?:it |this |that )?if\b|"
+    r"(?<!n't )(?<!not )(?<!never )\bsay (?:if|whether|which|what|how)\b|\b(?:change|adjust|override|swap|switch) (?:it |this |that )?if\b|"
     r"\b(?:can't|cannot|can not|couldn't|don't|do not) (?:guess|infer|tell|know|work out|figure out|determine)\b|"
     r"\bwhat (?:isn't|is not|wasn't) (?:specified|clear|stated|given|said)|\b(?:u|ya) (?:want|need|wanna)\b|"
     r"\bkindly\b|\bi(?:'d| would) (?:be grateful|appreciate)|\bneed to know\b|\bwould you mind\b|\b(?:u|you) gonna\b|"
@@ -113,7 +113,7 @@ STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 # an edit the user can make themselves, offered, not a question (one that asks for something
 # back, "paste the call and I'll adapt it", still asks)
 _EDIT = (
-    r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak)"
+    r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use)"
 )
 _SELF_SERVICE = re.compile(
     rf"^(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
@@ -130,7 +130,7 @@ _QUOTED = re.compile(r"\"[^\"\n]{1,160}\?[^\"\n]{0,3}\"|“[^”\n]{1,160}\?[^�
 _EXPLAINING = re.compile(r"^(?:why|how)\b[^?]*:$", re.I)
 # ... and such a label opening a statement ("How it works: for each group it keeps ...")
 _EXPLAINING_LABEL = re.compile(
-    r"^(?:how (?:it|this|that) works|why (?:it|this|that)\b[^?:]{0,30}|notes?|choices"
+    r"^(?:how (?:it|this|that) works|why(?: (?:it|this|that)\b[^?:]{0,30})?|notes?|choices"
     r"|what\b[^?:]{0,40}\b(?:covers?|means?|does|handles?|checks?) here)\s*:\s+(?=\S)",
     re.I,
 )
@@ -170,6 +170,13 @@ class Question:
 
     text: str
     context: str = ""
+    # a list item's heading, which opens `text` ("Two things to check: Is that right?")
+    heading: str = ""
+
+    @property
+    def own(self) -> str:
+        """The sentence in its own words (a list item without its heading)."""
+        return self.text[len(self.heading) :].strip() if self.heading else self.text
 
     @cached_property
     def refers_back(self) -> bool:
@@ -273,17 +280,22 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
     return out
 
 
-def asks(sentence: str, *, invited: bool = False) -> bool:
-    """Does this sentence ask something of the user? `invited`: the message invites
-    correction somewhere, so what the assistant says it will do is put up for confirmation."""
+def _said_to_answer(sentence: str) -> str:
+    """The sentence without what only offers the user a change of their own ("If you'd
+    rather X, that's a one-line change", "rename it if you need something else")."""
     stripped = _EASY_CHANGE.sub("", sentence.strip()).strip()
-    # a clause offering the user an edit of their own says nothing to answer
     clauses = [
         c
         for c in STATEMENT_BREAK.split(stripped)
         if not (_SELF_SERVICE.match(c.strip()) and not _ASKS_BACK.search(c))
     ]
-    stripped = "; ".join(clauses).strip()
+    return "; ".join(clauses).strip()
+
+
+def asks(sentence: str, *, invited: bool = False) -> bool:
+    """Does this sentence ask something of the user? `invited`: the message invites
+    correction somewhere, so what the assistant says it will do is put up for confirmation."""
+    stripped = _said_to_answer(sentence)
     if not stripped:
         return False
     heading = _EXPLAINING.match(stripped) is not None
@@ -310,7 +322,13 @@ def questions_of(message: str) -> list[Question]:
     found: list[Question] = []
     earlier: list[str] = []
     text = prose(message)
-    invited = bool(_INVITES.search(text))
+    # (an edit offered to the user, "rename it if you want", invites no answer)
+    invited = any(
+        _INVITES.search(_said_to_answer(sentence))
+        for paragraph in messages.paragraphs(text)
+        for line, _ in _lines(paragraph)
+        for sentence in messages.sentences(line)
+    )
     heading = ""
     for paragraph in messages.paragraphs(text):
         lines = _lines(paragraph)
@@ -330,7 +348,9 @@ def questions_of(message: str) -> list[Question]:
             for i, (sentence, asked) in enumerate(zip(said, asking, strict=True)):
                 if asked:
                     if item and heading:  # a list's heading names what its items ask about
-                        found.append(Question(f"{heading} {sentence}", " ".join(said[:i][-2:])))
+                        found.append(
+                            Question(f"{heading} {sentence}", " ".join(said[:i][-2:]), heading)
+                        )
                     else:
                         found.append(Question(sentence, " ".join(earlier[-2:])))
                 earlier.append(sentence)
