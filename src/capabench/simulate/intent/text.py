@@ -112,9 +112,7 @@ STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 # "Rename it if you need something else.", "If you meant the input order, drop the `sorted`.":
 # an edit the user can make themselves, offered, not a question (one that asks for something
 # back, "paste the call and I'll adapt it", still asks)
-_EDIT = (
-    r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use)"
-)
+_EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use)"
 _SELF_SERVICE = re.compile(
     rf"^(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
     rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$",
