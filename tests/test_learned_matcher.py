@@ -100,13 +100,16 @@ def test_the_none_model_vetoes_every_family_of_a_message():
 
 
 def test_a_words_only_model_takes_what_the_rules_missed_in_a_free_mechanism():
-    question = "How are these fns known on your side?"
+    question = "How are these fns named on your side?"
     assert make_matcher("rules").read(question, ALL).targets(ALL) == []
     weights = _weights(words_ngrams={"naming": {"fns": 10.0}})
     reading = LearnedMatcher(weights).read(question, ["naming", "batch"])
     assert reading.targets(["naming", "batch"]) == ["naming"]
+    # Not when none of the family's words is asked ("named" is naming's, "known" nobody's).
+    unnamed = LearnedMatcher(weights).read("How are these fns known on your side?", ALL)
+    assert unnamed.targets(ALL) == []
     # Not when the rules already read the mechanism's other family in the message.
-    both = "Should the input arrive as a CSV string? And how are these fns known on your side?"
+    both = "Should the input arrive as a CSV string? And how are these fns named on your side?"
     assert "input_format" in make_matcher("rules").read(both, ALL).targets(ALL)
     assert "naming" not in LearnedMatcher(weights).read(both, ALL).targets(ALL)
     # Nor when nothing in the message asks.
@@ -114,15 +117,17 @@ def test_a_words_only_model_takes_what_the_rules_missed_in_a_free_mechanism():
 
 
 def test_the_best_guess_when_something_is_asked_but_nothing_kept():
-    question = "Which of these should stay in?"
+    question = "Which of these words should stay in, the answer or the name?"
     assert make_matcher("rules").read(question, ALL).targets(ALL) == []
-    weights = _weights(words_ngrams={"yes_no": {"stay": 6.0}, "naming": {"stay": 5.5}})
+    weights = _weights(words_ngrams={"number_style": {"stay": 6.0}, "naming": {"stay": 5.5}})
     guessing = weights.model_copy(update={"asked_threshold": 0.1, "best_threshold": 0.5})
-    assert LearnedMatcher(guessing).read(question, ["yes_no", "batch"]).targets(ALL) == ["yes_no"]
+    assert LearnedMatcher(guessing).read(question, ["number_style", "batch"]).targets(ALL) == [
+        "number_style"
+    ]
     # Only the best family, and only one the user holds is answered.
     assert LearnedMatcher(guessing).read(question, ["naming", "batch"]).targets(ALL) == []
     # Not when the none-model says nothing is asked, nor below best_threshold, nor by default.
-    nothing = _weights(none_ngrams={"stay": 10.0}, words_ngrams={"yes_no": {"stay": 6.0}})
+    nothing = _weights(none_ngrams={"stay": 10.0}, words_ngrams={"number_style": {"stay": 6.0}})
     nothing = nothing.model_copy(update={"asked_threshold": 0.1, "best_threshold": 0.5})
     assert LearnedMatcher(nothing).read(question, ALL).targets(ALL) == []
     unsure = guessing.model_copy(update={"best_threshold": 0.99})

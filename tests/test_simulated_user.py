@@ -185,6 +185,16 @@ def test_what_the_spec_leaves_open_and_why_labels_are_statements():
     offered = "It returns `True`/`False`. If you want strings, use `'yes' if ok else 'no'`."
     assert questions(offered) == []
     assert questions("It returns `True`/`False`. If you want strings, tell me.") != []
+    # nor is a "please run your checks" heading a list of questions, nor a logger's name a
+    # function's, nor the file layout of the delivered code where the result goes
+    traced = "I traced your examples by hand (please run your checks):\n- `f(2)` gives 4\n- `f(3)` gives 9"
+    assert not any("gives" in q for q in questions(traced))
+    logger = "A `logging` logger (which name and level?), or a plain `print`?"
+    assert "naming" not in targeted_families(logger, ALL)
+    layout = (
+        "If you agreed on something else (a tuple, or a particular file/module layout), tell me."
+    )
+    assert "result_file" not in targeted_families(layout, ALL)
 
 
 def test_lead_ins_and_statements_of_the_draft_are_not_read_with_what_came_before():

@@ -22,6 +22,9 @@ _OTHER_FRAME = {
         # the data comes in a file: "a file with one `n` per line", "rows from a CSV/file"
         r"|\bfiles? with (?:one|each|a)\b[^.?!]{0,20}\bper (?:line|row)\b|\brows (?:from|of|in) (?:a |the )?(?:csv|file)"
         r"|\b(?:take|accept|read|process)\w*\b[^.?!]{0,40}\b(?:a |the )?files?\b"
+        # how the code is delivered: "a particular file/module layout", "a separate test file"
+        r"|\b(?:file|module|folder|project|code)(?:[/ ](?:module|file|folder))? (?:layout|structure)\b"
+        r"|\b(?:separate|single|test) (?:test )?file\b|\bdeliver\w*"
     ),
     # the case of the input, or of a comparison, is not the returned text's
     "clean_text": re.compile(

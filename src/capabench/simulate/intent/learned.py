@@ -299,16 +299,21 @@ class LearnedMatcher:
             }
         kept |= targeted & self.untrained
         taken = {REGISTRY[f].mechanism for f in kept}
-        # the words may speak of the family's concept about something else (the case of the
-        # input, the form of the output): the rules' frame holds for what the models add too
+        # What the models add: not a family whose words the asking sentences speak of about
+        # something else (the case of the input, the form of the output: the rules' frame holds
+        # for what the models add too), nor, beside what the rules kept, one none of whose
+        # words they hold (the models' words, "as usual", then speak of another family's habit).
+        # The best guess, when nothing is kept yet something is asked, may be a family whose
+        # words the question lacks (a paraphrase the rules miss).
         asking = plain(" ".join(q.text for q in ev.reading.questions))
+        framed = {f for f in words if not other_frame(f, asking)}
         added = {
             f
-            for f in sure - targeted
-            if REGISTRY[f].mechanism not in taken and not other_frame(f, asking)
+            for f in (sure & framed) - targeted
+            if REGISTRY[f].mechanism not in taken and ev.rules[f][1] > 0
         }
-        if not kept and not added and nothing < w.asked_threshold:
-            best = max(sorted(words), key=words.__getitem__)
+        if not kept and not added and nothing < w.asked_threshold and framed:
+            best = max(sorted(framed), key=words.__getitem__)
             added = {best} if words[best] >= w.best_threshold else set()
         vetoed = targeted - kept
         questions = list(ev.reading.questions)

@@ -96,7 +96,7 @@ _ASSUMPTION = re.compile(
     re.I,
 )
 _ASKING_HEADER = re.compile(
-    r"\b(?:question|clarif|confirm|check(?!s\s*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|(?<!worth )(?<!good to )(?<!nice to )know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
+    r"\b(?:question|clarif|confirm|check(?!s\W*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|(?<!worth )(?<!good to )(?<!nice to )know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
     re.I,
 )
 # "If you'd rather have X, that's a one-line change.": what the user could change, not a
@@ -112,7 +112,7 @@ STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 # "Rename it if you need something else.", "If you meant the input order, drop the `sorted`.":
 # an edit the user can make themselves, offered, not a question (one that asks for something
 # back, "paste the call and I'll adapt it", still asks)
-_EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use)"
+_EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return)"
 _SELF_SERVICE = re.compile(
     rf"^(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
     rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$",
