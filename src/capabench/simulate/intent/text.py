@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from capabench import messages
 
@@ -278,6 +278,7 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
     return out
 
 
+@lru_cache(maxsize=4096)  # read once for the invitation, once for the question
 def _said_to_answer(sentence: str) -> str:
     """The sentence without what only offers the user a change of their own ("If you'd
     rather X, that's a one-line change", "rename it if you need something else")."""
@@ -319,21 +320,23 @@ def questions_of(message: str) -> list[Question]:
     """The sentences of a message that ask the user something, code blocks left out."""
     found: list[Question] = []
     earlier: list[str] = []
-    text = prose(message)
+    # each paragraph's lines, each line with whether it is a list item and its sentences
+    paragraphs = [
+        [(line, item, messages.sentences(line)) for line, item in _lines(paragraph)]
+        for paragraph in messages.paragraphs(prose(message))
+    ]
     # (an edit offered to the user, "rename it if you want", invites no answer)
     invited = any(
         _INVITES.search(_said_to_answer(sentence))
-        for paragraph in messages.paragraphs(text)
-        for line, _ in _lines(paragraph)
-        for sentence in messages.sentences(line)
+        for lines in paragraphs
+        for _, _, said in lines
+        for sentence in said
     )
     heading = ""
-    for paragraph in messages.paragraphs(text):
-        lines = _lines(paragraph)
+    for lines in paragraphs:
         if lines and not lines[0][1]:
             heading = ""  # a heading carries over a blank line only to the list it introduces
-        for line, item in lines:
-            said = messages.sentences(line)
+        for line, item, said in lines:
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
             listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
