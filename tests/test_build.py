@@ -213,7 +213,43 @@ def test_default_benchmark_is_built_once_and_cached(built, monkeypatch, tmp_path
         builds == [0]
         and first.sessions == second.sessions == bench.sessions == cached_default(0).sessions
     )
-    assert [p.name[:11] for p in (tmp_path / "benchmarks").iterdir()] == ["capa-seed0-"]
+    built_dirs = [p for p in (tmp_path / "benchmarks").iterdir() if not p.name.startswith(".")]
+    assert [p.name[:11] for p in built_dirs] == ["capa-seed0-"]
+
+
+def test_processes_asking_for_the_default_benchmark_at_once_build_it_once(
+    built, monkeypatch, tmp_path
+):
+    import threading
+    import time
+
+    from capabench.build import default
+
+    bench, _ = built
+    monkeypatch.setenv("CAPABENCH_CACHE", str(tmp_path))
+    builds = []
+
+    def slow_build(seed, **kw):
+        builds.append(seed)
+        time.sleep(0.3)  # long enough for every other caller to arrive while it builds
+        return bench
+
+    monkeypatch.setattr(default, "build", slow_build)
+    loaded, errors = [], []
+
+    def ask():
+        try:
+            loaded.append(default.default_benchmark(0).sessions)
+        except Exception as exc:  # a reader that found the directory half replaced
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and builds == [0]
+    assert all(sessions == bench.sessions for sessions in loaded) and len(loaded) == 4
 
 
 def test_the_cache_key_follows_every_module_the_build_depends_on(tmp_path):

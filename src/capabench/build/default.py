@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+
 from capabench.benchmark import Benchmark, default_benchmark_path, load_benchmark, write_benchmark
 from capabench.build.builder import Progress, build
 from capabench.judge.sandbox import SandboxPool
@@ -13,5 +15,11 @@ def default_benchmark(
     """The benchmark for `seed`, built on first use and cached by source fingerprint."""
     path = default_benchmark_path(seed)
     if not (path / "manifest.json").is_file():
-        write_benchmark(build(seed, pool=pool, progress=progress), path)
+        # One builder at a time: a second process waits and then finds it built (two
+        # writers would each replace the other's directory under a reader's feet).
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.parent / f".{path.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (path / "manifest.json").is_file():
+                write_benchmark(build(seed, pool=pool, progress=progress), path)
     return load_benchmark(path)
