@@ -34,7 +34,9 @@ class Naming(Family):
             r"\bpascal ?case",
             r"\bkebab",
             r"\bw(?:h)?at (?:should|do|would|shall|will) (?:i|we|you) (?:call|name) (?:it|this|the func\w*|the def)\b",
-            r"\b(?:name|call) (?:it|this|the function|this function) (?:something|differently|after)\b",
+            # "call it something else" names it; "call it differently" is how it is called
+            r"\bname (?:it|this|the function|this function) (?:something|differently|after)\b",
+            r"\bcall (?:it|this|the function|this function) (?:something|after)\b",
             r"\bkeep (?:the |its |this )?name",
             r"\b(?:should|will|would|must|is) (?:the function|it|this) (?:be )?(?:called|named)\b",
             r"\bname (?:as|from) (?:given|the signature|is)",
@@ -92,7 +94,8 @@ class Naming(Family):
             r"\b(?:correct|right|intended|expected|preferred) (?:function |method )?name\b",
             r"^(?!.*\b(?:branch|test|file|module|variable|var|temp|class|folder|directory|commit|column|key)\w*\b).*\bnaming (?:convention|scheme|style|pattern)s?\b",
             r"\b(?:snake|camel|pascal)[_ -]?case\b",
-            r"\b(?:name|call) (?:it|the function|this function) (?:differently|something else)\b",
+            r"\bname (?:it|the function|this function) (?:differently|something else)\b",
+            r"\bcall (?:it|the function|this function) something else\b",
             # "should the function have a particular name?", "if you call it with a different
             # name": the function's, not a file's or an output's
             _NOT_A_FILE

@@ -25,6 +25,7 @@ class PackedArgs(Family):
             r"\bcall(?:er|ing code)s? (?:feeds|passes|hands|gives|supplies|spreads) (?:in |over )?(?:the |both |two |those |these |its |all )?(?:values|arguments|args|parameters|params|inputs)",
             r"\bspreads? (?:the values|them|the arguments) out",
             r"\busual call",
+            r"\b(?:call|invoke) (?:it|this|them|these|the function) differently\b",
             r"\bhow (?:i|you|we) (?:always|usually|normally|typically) call",
             r"\bcall site",
             r"\bcalling (?:convention|pattern|style)",
