@@ -94,7 +94,7 @@ class Serialized(Family):
             # "a plain list like [1, 2], or something else, such as a string?": a string offered
             # as another form of what comes back, alone or in a fragment of its own
             _STRING_OFFER
-            + r"(?=.*\b(?:return\w*|give\w* back|come\w* back|get back|send\w* back|hand\w* back|output|something else|different format)\b)"
+            + r"(?=.*\b(?:return\w*|give\w* back|come\w* back|get back|send\w* back|hand\w* back|output|something else|something different|different (?:format|shape|form))\b)"
             r".*(?:\bor\b|,|\(|\bsuch as\b|\be\.g\.)[^.?!]{0,60}\b(?:an?|as an?|as|into an?) (?:plain |python |single |formatted |json )?(?:string|str)\b(?! (?:of|that|with|containing|where)\b)",
             _STRING_OFFER
             + r"(?:or )?an? (?:plain |python |json )?(?:string|str)(?:,| or\b)[^.?!]{0,40}\b(?:an?|something)\b",
