@@ -243,7 +243,8 @@ class RulesMatcher:
         asked = questions_of(message)
         # every sentence once (a question's context is its neighbours' text): a family's score
         # counts distinct words, so the repeats only cost time on long messages
-        pieces = [s for q in asked for s in (*sentences(q.context), q.text)]
+        # (a list's heading once, not once per item)
+        pieces = [s for q in asked for s in (*sentences(q.context), q.heading, q.own) if s]
         whole = " ".join(dict.fromkeys(pieces))
         # The whole message's leaning (generic words tied in one clause go to the family the
         # message speaks of more) and the families it names outright.
