@@ -130,6 +130,9 @@ def test_statements_ask_nothing_however_they_open():
     assert questions("Rename it if you like.") == []
     # an edit the user can make themselves is offered, not asked; one asking something back asks
     assert questions("I called it `area`; rename it if you need something else.") == []
+    assert questions("You didn't give a name, so rename it if you need to.") == []
+    # what the draft already covers is said, not asked
+    assert questions("If you meant unusual inputs, those are covered too.") == []
     assert questions("If you meant input order, drop the `sorted(...)` call.") == []
     assert questions("If it's not `f(a, b)`, paste the call and I'll adapt it.") != []
     assert questions('What "robust" covers here: floats raise a TypeError.') == []
@@ -181,6 +184,7 @@ def test_a_wrapper_around_the_call_is_not_one_around_the_result():
 def test_what_the_spec_leaves_open_and_why_labels_are_statements():
     assert questions("**Sign:** the spec doesn't say how to treat the sign.") == []
     assert questions("Why: the smallest such sum is 8, and odd numbers never work.") == []
+    assert questions("Why `abs`: in Python, `-17 % 10` is 3.") == []
     # an edit offered to the user invites nothing: what the draft returns stays a statement
     offered = "It returns `True`/`False`. If you want strings, use `'yes' if ok else 'no'`."
     assert questions(offered) == []

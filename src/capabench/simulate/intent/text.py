@@ -114,12 +114,18 @@ STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 # back, "paste the call and I'll adapt it", still asks)
 _EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return)"
 _SELF_SERVICE = re.compile(
-    rf"^(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
+    rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
     rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$",
     re.I,
 )
 _ASKS_BACK = re.compile(
     r"\b(?:tell|let me know|lmk|say so|ping|ask|shout|send|paste|show|share|give me|i'll|i will|i can)\b",
+    re.I,
+)
+# "If you meant unusual inputs, those are covered too.": what the draft already does
+_ALREADY = re.compile(
+    r"^if you(?:'d)? (?:meant|mean|want|need|prefer)\b[^?]*?,\s*(?:those|that|this|it|they|these)"
+    r"(?:'s|'re| is| are| will be)? (?:already |also )?(?:covered|handled|included|supported|fine|taken care of)\b[^?]*$",
     re.I,
 )
 # A question quoted in a statement ("the question is really "is it a rotation?"") asks nothing.
@@ -128,7 +134,7 @@ _QUOTED = re.compile(r"\"[^\"\n]{1,160}\?[^\"\n]{0,3}\"|“[^”\n]{1,160}\?[^�
 _EXPLAINING = re.compile(r"^(?:why|how)\b[^?]*:$", re.I)
 # ... and such a label opening a statement ("How it works: for each group it keeps ...")
 _EXPLAINING_LABEL = re.compile(
-    r"^(?:how (?:it|this|that) works|why(?: (?:it|this|that)\b[^?:]{0,30})?|notes?|choices"
+    r"^(?:how (?:it|this|that) works|why\b[^?:]{0,30}|notes?|choices"
     r"|what\b[^?:]{0,40}\b(?:covers?|means?|does|handles?|checks?) here)\s*:\s+(?=\S)",
     re.I,
 )
@@ -282,7 +288,7 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
 def _said_to_answer(sentence: str) -> str:
     """The sentence without what only offers the user a change of their own ("If you'd
     rather X, that's a one-line change", "rename it if you need something else")."""
-    stripped = _EASY_CHANGE.sub("", sentence.strip()).strip()
+    stripped = _ALREADY.sub("", _EASY_CHANGE.sub("", sentence.strip())).strip()
     clauses = [
         c
         for c in STATEMENT_BREAK.split(stripped)
