@@ -66,6 +66,11 @@ class Alternation:
         self._kept = lru_cache(maxsize=1024)(self._keep)
         self._of = lru_cache(maxsize=1024)(self._alternatives)
 
+    def may_match(self, occur: frozenset[str]) -> bool:
+        """Whether any alternative may match a text in which exactly `occur` occur (what
+        `narrowed` is not None for, without compiling anything)."""
+        return self._unguarded or not self.literals.isdisjoint(occur)
+
     def narrowed(self, occur: frozenset[str]) -> re.Pattern | None:
         """The alternation of only the alternatives that may match a text in which exactly
         `occur` occur (None: none may). The others can't match anywhere in that text, so it

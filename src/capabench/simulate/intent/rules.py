@@ -120,7 +120,7 @@ def score(family: str, text: str) -> tuple[int, float, tuple[str, ...]]:
     """How a (lowercased) text speaks of a family: its distinct anchor words, and its
     distinct aspect words with a subject close by (0.5 when no aspect has one), with the
     evidence."""
-    if not any(_compiled(family, _occurring(text))[:2]):
+    if not _may_speak_of(family, _occurring(text)):
         return 0, 0.0, ()  # none of its words occur (what `ignore` takes out only lowers it)
     text, occur = _read_as(family, text)
     anchors, aspects, subjects, _ = _compiled(family, occur)
@@ -142,9 +142,13 @@ def _may_occur(text: str) -> frozenset[str]:
     """The families one of whose anchor or aspect alternatives may match in a (lowercased)
     text: a literal it can't match without occurs there."""
     occur = _occurring(text)
-    return frozenset(
-        family for family in REGISTRY if any(p is not None for p in _compiled(family, occur)[:2])
-    )
+    return frozenset(family for family in REGISTRY if _may_speak_of(family, occur))
+
+
+def _may_speak_of(family: str, occur: frozenset[str]) -> bool:
+    """Whether one of the family's anchors or aspects may match where `occur` occur."""
+    anchors, aspects = _vocabulary(family)[:2]
+    return anchors.may_match(occur) or aspects.may_match(occur)
 
 
 def _near(aspects: re.Pattern, subjects: re.Pattern | None, text: str) -> list[str]:
