@@ -176,6 +176,8 @@ def test_a_wrapper_around_the_call_is_not_one_around_the_result():
     assert "envelope" not in targeted_families(
         "Any type hints, or a wrapper you route it through?", ALL
     )
+    signature = "Is `f(a, b)` with two strings right, or is there a wrapper or different signature?"
+    assert "envelope" not in make_matcher("rules").read(signature, ALL).targets(ALL)
     assert "envelope" in targeted_families("Should the result come back in a wrapper dict?", ALL)
     # booleans among the inputs are not how the answer is written
     assert "yes_no" not in targeted_families("**Booleans** (`True` is an `int`): reject them?", ALL)
@@ -185,6 +187,10 @@ def test_what_the_spec_leaves_open_and_why_labels_are_statements():
     assert questions("**Sign:** the spec doesn't say how to treat the sign.") == []
     assert questions("Why: the smallest such sum is 8, and odd numbers never work.") == []
     assert questions("Why `abs`: in Python, `-17 % 10` is 3.") == []
+    assert questions('Why `format(n, "b")` and not `bin(n)`: `bin` adds a prefix.') == []
+    assert (
+        questions("The spec says start <= end can be assumed, so this only guards bad data.") == []
+    )
     # an edit offered to the user invites nothing: what the draft returns stays a statement
     offered = "It returns `True`/`False`. If you want strings, use `'yes' if ok else 'no'`."
     assert questions(offered) == []

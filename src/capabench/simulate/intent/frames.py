@@ -44,7 +44,7 @@ _OTHER_FRAME = {
     # a wrapper around the call, or the code's delivery, is not one around the returned value
     "envelope": re.compile(
         r"\b(?:type hints?|docstrings?|doctests?|tests?|test file|class|cli|command line|entry point"
-        r"|decorator|script|module|package|code block|deliver\w*|packag\w*|rout\w*|invok\w*|call\w*)\b"
+        r"|decorator|script|module|package|code block|deliver\w*|packag\w*|rout\w*|invok\w*|call\w*|signatures?)\b"
     ),
 }
 _OWN_FRAME = {

@@ -88,7 +88,7 @@ _INVITES = re.compile(
     re.I,
 )
 _ASSUMPTION = re.compile(
-    r"\b(?:assum(?:e|es|ed|ing|ption)|presum(?:e|ing)|i'll go with|i will go with|going with|defaulting to|"
+    r"\b(?:(?<!be )(?<!is )(?<!are )(?<!been )assum(?:e|es|ed|ing|ption)|presum(?:e|ing)|i'll go with|i will go with|going with|defaulting to|"
     r"by default i'll|i'm treating|i am treating|i'll treat|i'm taking|i'll take .{0,40} to mean|"
     r"my (?:guess|reading|understanding|interpretation|assumption) is|i read .{0,40} as|i'm reading|"
     r"i take it|i gather|i understand (?:that|it)|i suppose|i'd go with|i'm inclined to|"
@@ -134,7 +134,7 @@ _QUOTED = re.compile(r"\"[^\"\n]{1,160}\?[^\"\n]{0,3}\"|“[^”\n]{1,160}\?[^�
 _EXPLAINING = re.compile(r"^(?:why|how)\b[^?]*:$", re.I)
 # ... and such a label opening a statement ("How it works: for each group it keeps ...")
 _EXPLAINING_LABEL = re.compile(
-    r"^(?:how (?:it|this|that) works|why\b[^?:]{0,30}|notes?|choices"
+    r"^(?:how (?:it|this|that) works|why\b[^?:]{0,60}|notes?|choices"
     r"|what\b[^?:]{0,40}\b(?:covers?|means?|does|handles?|checks?) here)\s*:\s+(?=\S)",
     re.I,
 )
