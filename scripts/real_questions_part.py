@@ -87,7 +87,8 @@ def build(args: argparse.Namespace) -> None:
                 "model": MODEL,
                 "source": {
                     "repo": "capabench (this repository)",
-                    "path": f"default benchmark seed {args.seed}, held-out sessions (player order)",
+                    "path": args.requests_from
+                    or f"default benchmark seed {args.seed}, held-out sessions (player order)",
                     "commit": args.commit,
                     "loc": f"{reply['session']}, framing {asked['framing']}",
                 },
@@ -130,6 +131,11 @@ def main() -> None:
     p.add_argument("--name", required=True, help="the part's name, e.g. claude-helper-m")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--commit", required=True, help="the commit the requests were built at")
+    p.add_argument(
+        "--requests-from",
+        help="where the requests come from, if not the seed's default benchmark "
+        "(e.g. HumanEval problems made ambiguous by a helper)",
+    )
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(run=build)
     args = parser.parse_args()
