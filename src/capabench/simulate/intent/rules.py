@@ -21,11 +21,7 @@ from capabench.simulate.intent.cues import quoted_cues
 from capabench.simulate.intent.frames import other_frame
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
-from capabench.simulate.intent.text import (
-    STATEMENT_BREAK,
-    Question,
-    questions_of,
-)
+from capabench.simulate.intent.text import STATEMENT_BREAK, Question, questions_of
 
 THRESHOLD = 1.0
 READINGS_KEPT = 4096  # messages whose reading a matcher keeps
@@ -253,10 +249,9 @@ class RulesMatcher:
         # The whole message's leaning (generic words tied in one clause go to the family the
         # message speaks of more) and the families it names outright.
         lowered = plain(whole)
-        # A family that scores nothing in any clause of everything read here scores nothing
-        # in any part of it (what its `ignore` takes out only lowers a score): the rest is
-        # read, family by family. Its scores per clause also say which families the message
-        # names outright.
+        # Only a family one of whose words may occur in everything read here can score in
+        # any part of it (what its `ignore` takes out only lowers a score): those are read,
+        # family by family; their scores per clause say which the message names outright.
         clauses = _CLAUSE.split(lowered)
         scores = {f: [score(f, c) for c in clauses] for f in _may_occur(lowered)}
         present = frozenset(scores)
