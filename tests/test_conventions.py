@@ -140,6 +140,21 @@ def test_each_family_alternative_is_told_apart_by_its_hidden_tests(family_id, sh
         ).passed, alt.id
 
 
+def test_every_alternative_composes_python_for_every_task_it_applies_to(shapes):
+    # a reaction such as `return {}` (an empty dict) must not be read as a format field
+    broken = {}
+    for task_id, shape in shapes.items():
+        for family_id, family in REGISTRY.items():
+            if not family.applies(shape):
+                continue
+            for alt in family.alternatives:
+                try:
+                    compile(compose(shape, {family_id: alt.id}).code, task_id, "exec")
+                except (SyntaxError, IndexError, KeyError, ValueError) as exc:
+                    broken[(task_id, family_id, alt.id)] = repr(exc)
+    assert broken == {}
+
+
 def test_composition_order_is_fixed(shapes):
     shape = _shape_for(shapes, "input_format")
     choices = {

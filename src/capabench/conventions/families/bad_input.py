@@ -138,6 +138,7 @@ class BadInput(Family):
             "none": "return None",
             "empty": f"return {_EMPTY[type(ctx.shape.outputs[0])]}",
         }[alt]
+        reaction = reaction.replace("{", "{{").replace("}", "}}")  # `return {}` is code, no field
         return same_signature(
             "_checked", inner, f"if {first} is None:\n    {reaction}\nreturn {{call}}"
         )
