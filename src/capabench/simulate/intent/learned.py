@@ -11,8 +11,9 @@ weighs by what it means:
 - per family, on the questions the rules found it in: may veto a rules target;
 - once, whether the message asks about none of the families: may veto every rules target;
 - per family on the asking sentences' words alone (not the code's): when sure, keeps a rules
-  target and takes a family the rules missed in a mechanism they left free (a user holds one family per mechanism); when nothing
-  is kept yet something is asked, its best family may be taken.
+  target and takes a family the rules missed in a mechanism they left free (a user holds one
+  family per mechanism) if one of its words is asked about; when nothing is kept yet
+  something is asked, its best family may be taken.
 `LearnedWeights` names the thresholds each step uses. A rules target whose cue (the user's own
 words in the request) an asking sentence quotes (cues.py), or that a plain question about its
 concept asks, always stays.
