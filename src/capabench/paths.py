@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -13,3 +16,13 @@ def cache_dir() -> Path:
 def file_in_the_way(directory: Path) -> Path | None:
     """The file that stands where `directory` or one of its parents would have to be."""
     return next((p for p in [directory, *directory.parents] if p.exists() and not p.is_dir()), None)
+
+
+@contextmanager
+def one_at_a_time(lock: Path) -> Iterator[None]:
+    """Held by one process at a time (an exclusive lock on the file `lock`, made with its
+    folder): a builder of something cached takes it, and one that waited finds it built."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import fcntl
-
 from capabench.benchmark import Benchmark, default_benchmark_path, load_benchmark, write_benchmark
 from capabench.build.builder import Progress, build
 from capabench.judge.sandbox import SandboxPool
+from capabench.paths import one_at_a_time
 
 
 def default_benchmark(
@@ -17,9 +16,7 @@ def default_benchmark(
     if not (path / "manifest.json").is_file():
         # One builder at a time: a second process waits and then finds it built (two
         # writers would each replace the other's directory under a reader's feet).
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path.parent / f".{path.name}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with one_at_a_time(path.parent / f".{path.name}.lock"):
             if not (path / "manifest.json").is_file():
                 write_benchmark(build(seed, pool=pool, progress=progress), path)
     return load_benchmark(path)

@@ -4,7 +4,6 @@ interactive-swe JSONL and validated by the local grader before use."""
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -12,7 +11,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from capabench.paths import cache_dir
+from capabench.paths import cache_dir, one_at_a_time
 from capabench.swe.data import bundled_repos
 from capabench.swe.data.bundled_repos import LIBRARIES, Library
 from capabench.swe.data.datasets import load_instances
@@ -34,8 +33,7 @@ def bundled_dataset() -> Path:
     root = bundled_dir()
     if not (root / INSTANCES).is_file():
         # One builder at a time: a second process waits and then finds the dataset built.
-        with open(_parent(root) / f"{root.name}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with one_at_a_time(root.parent / f"{root.name}.lock"):
             if not (root / INSTANCES).is_file():
                 build_bundled(root)
     return root / INSTANCES

@@ -11,7 +11,6 @@ graded tree, as in SWE-bench's /testbed."""
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import re
@@ -25,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from capabench.paths import cache_dir
+from capabench.paths import cache_dir, one_at_a_time
 from capabench.swe.containment import PASSTHROUGH
 from capabench.swe.git import checkout, git
 from capabench.swe.grading.specs import EnvSpec, requirements_text
@@ -309,10 +308,8 @@ def ensure_env(
 ) -> tuple[EnvRecord, bool]:
     """(the environment's record, whether it was reused). One builder at a time per
     environment; a failed one is rebuilt only on request."""
-    envs_root().mkdir(parents=True, exist_ok=True)
     key = env_key(spec, repo, instance)
-    with open(envs_root() / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with one_at_a_time(envs_root() / f"{key}.lock"):
         record = read_record(key)
         if record is not None and record.spec_sha256 == spec_sha256(spec) and not rebuild:
             return record, True
