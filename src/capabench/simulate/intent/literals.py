@@ -75,8 +75,9 @@ class Alternation:
         """The alternation of only the alternatives that may match a text in which exactly
         `occur` occur (None: none may). The others can't match anywhere in that text, so it
         finds the same matches as the whole alternation, sooner."""
-        hit = self.literals & occur
-        return self._of(self._kept(hit)) if hit or self._unguarded else None
+        if not self.may_match(occur):
+            return None
+        return self._of(self._kept(self.literals & occur))
 
     def _keep(self, hit: frozenset[str]) -> tuple[int, ...]:
         """The alternatives that may match, widened to whole blocks of neighbours: one

@@ -263,21 +263,20 @@ class RulesMatcher:
             # agreed:") says what it asks about only when the item doesn't say it itself
             read = question.own
             found = candidates(_without_returns(read), leaning, names, present)
-            if read != question.text and not (
-                _targets(found, REGISTRY) or quoted_cues(read) or asked_plainly(read)
-            ):
+            quoted, plainly = quoted_cues(read), asked_plainly(read)
+            if read != question.text and not (_targets(found, REGISTRY) or quoted or plainly):
                 read = question.text
                 found = candidates(_without_returns(read), leaning, names, present)
+                quoted, plainly = quoted_cues(read), asked_plainly(read)
             if question.context and question.elliptical and not _targets(found, REGISTRY):
                 found = _with_antecedent(question, leaning, names, present)
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
             # nothing, whatever its words serve
-            quoted = quoted_cues(read)
             is_generic = not quoted and generic(read)
             targets = [] if is_generic else _targets(found, families)
             targets += [f for f in quoted if f in families and f not in targets]
-            plainly = () if is_generic else asked_plainly(read)
+            plainly = () if is_generic else plainly
             # a plain question reaches its family, beside a sibling the words found ("a dict,
             # or a string?" asks about the envelope and the text format both)
             targets += [f for f in plainly if f in families and f not in targets]
