@@ -5,6 +5,8 @@ corpus rule (making/LABELLER.md); neither sees the matcher.
 
     python scripts/real_questions_part.py requests --seed 2 --first 181 --last 240 --out DIR
         # DIR/requests.jsonl: the held-out requests in the player's order, framings A-D in turn
+    python scripts/real_questions_part.py problems --first 1 --last 55 --shift 1 --out DIR
+        # DIR/problems.jsonl: HumanEval problems for a request maker (making/MAKER.md)
     python scripts/real_questions_part.py rule --out RULE.md
         # the families' table and the corpus rule, the only text a labeller reads beside LABELLER.md
     python scripts/real_questions_part.py build --writer DIR --labels DIR/labels.jsonl \\
@@ -43,6 +45,32 @@ def requests(args: argparse.Namespace) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "requests.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     print(f"{args.out / 'requests.jsonl'}: {len(sessions)} requests")
+
+
+def problems(args: argparse.Namespace) -> None:
+    """HumanEval problems for a request maker (making/MAKER.md): each with the kind of change
+    to make (a, c, p in turn) and the writer's framing (A-D in turn), both shifted by
+    `--shift` so that a second round over the same problems changes each differently."""
+    from capabench.tasks import load_humaneval
+
+    tasks = load_humaneval()
+    if not 1 <= args.first <= args.last <= len(tasks):
+        raise SystemExit(
+            f"problems {args.first}-{args.last}: need 1 <= --first <= --last <= {len(tasks)}"
+        )
+    rows = [
+        {
+            "n": n,
+            "session": f"he-{n - 1}",
+            "framing": FRAMINGS[(n - 1 + args.shift) % len(FRAMINGS)],
+            "kind": "acp"[(n - 1 + args.shift) % 3],
+            "problem": tasks[n - 1].prompt,
+        }
+        for n in range(args.first, args.last + 1)
+    ]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "problems.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    print(f"{args.out / 'problems.jsonl'}: {len(rows)} problems")
 
 
 def rule(args: argparse.Namespace) -> None:
@@ -122,6 +150,12 @@ def main() -> None:
     p.add_argument("--last", type=int, required=True, help="last session, included")
     p.add_argument("--out", type=Path, required=True, help="the writer's folder")
     p.set_defaults(run=requests)
+    p = sub.add_parser("problems", help="a request maker's problems.jsonl (HumanEval)")
+    p.add_argument("--first", type=int, required=True, help="first problem (1-based)")
+    p.add_argument("--last", type=int, required=True, help="last problem, included")
+    p.add_argument("--shift", type=int, default=0, help="shift the kinds and framings by this")
+    p.add_argument("--out", type=Path, required=True, help="the request maker's folder")
+    p.set_defaults(run=problems)
     p = sub.add_parser("rule", help="the labeller's RULE.md")
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(run=rule)

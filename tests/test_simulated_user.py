@@ -160,6 +160,64 @@ def test_a_list_item_asks_where_it_asks_and_its_heading_is_its_last_sentence():
     assert set(targeted_families(message, ALL)) == {"tidy_list", "log_channel"}
 
 
+def test_what_the_draft_does_is_put_up_only_by_an_invitation_that_reaches_back_to_it():
+    # an invitation about the logs doesn't put up the return type the draft states
+    logs = (
+        "It returns Python's `True`/`False`. I don't know where you usually check results, "
+        "so if you need it printed or logged somewhere, tell me."
+    )
+    assert "yes_no" not in targeted_families(logs, ALL)
+    assert "log_channel" in targeted_families(logs, ALL)
+    # one that names nothing, or asks for anything different, does
+    bare = "It returns Python's `True`/`False`. Let me know if anything should change."
+    assert targeted_families(bare, ALL) == ["yes_no"]
+    different = (
+        "It returns Python's `True`/`False`. If your logs or anything else should be "
+        "different, let me know."
+    )
+    assert set(targeted_families(different, ALL)) == {"yes_no", "log_channel"}
+
+
+def test_a_recap_of_what_was_asked_asks_nothing_new():
+    message = (
+        "It raises on negative input. Should the result be logged? "
+        "Once you confirm the two points above I'll send the finished function."
+    )
+    recap = questions_of(message)[-1]
+    assert recap.text.startswith("Once you confirm") and not recap.elliptical
+    assert targeted_families(message, ALL) == ["log_channel"]
+
+
+def test_items_stating_the_evidence_under_a_question_ask_nothing_themselves():
+    message = (
+        "Both examples disagree with the usual median, so I want to check before writing it:\n"
+        "- `[3, 1, 2, 4, 5]` sorted is `[1, 2, 3, 4, 5]`, so the median is `3`.\n"
+        "- The docstring says `2`.\n"
+        "- Negative values: the spec is silent."
+    )
+    items = [q.own for q in questions_of(message) if q.heading]
+    assert items == ["Negative values: the spec is silent."]
+    # a list of assumptions is put up for correction, statements and all
+    assumed = "Assumptions I made:\n- The input is never empty.\n- Negatives are allowed."
+    assert len([q for q in questions_of(assumed) if q.heading]) == 2
+
+
+def test_an_edit_offered_as_needed_is_no_question():
+    assert questions("I don't know your log setup, so adjust the logger name as needed.") == []
+    assert questions("Adjust the level as you see fit, or tell me which one you use.") != []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where should the result go?",
+        "If you need the result delivered somewhere other than the return value, tell me where.",
+    ],
+)
+def test_where_the_result_goes_asks_about_the_result_file(question):
+    assert targeted_families(question, ALL) == ["result_file"]
+
+
 def test_a_list_item_is_read_in_its_own_words_before_its_heading():
     message = (
         "I don't have our earlier conversations, so I don't know what was agreed:\n"

@@ -102,6 +102,12 @@ class ResultFile(Family):
             r"\b(?:save|write|store|dump|export|persist)\w*\b[^.?!]{0,30}\b(?:results?|outputs?|it|them)\b[^.?!]{0,30}\b(?:to|in|into|as) (?:a |the )?(?:\w+ )?(?:file|disk)\b",
             r"\b(?:results?|outputs?)\b[^.?!]{0,30}\b(?:saved|written|stored|dumped|exported) (?:to|in|into) (?:a |the )?(?:\w+ )?file\b",
             r"\b(?:output|results?) file\b",
+            # "Where should the result go?", "delivered somewhere other than the return value"
+            r"\bwhere (?:should|do|does|will|would|can|must|shall) (?:the |its |my |your |this )?"
+            r"(?:results?|outputs?|answers?) (?:go|end up|land|live|be (?:sent|delivered|put|written|stored|saved|left|kept))\b",
+            r"\b(?:deliver\w*|sent|send|put|written|write|go|goes|land) (?:it |them |the results? |the outputs? )?"
+            r"(?:somewhere|anywhere|elsewhere) (?:other than|else than|besides|beyond|apart from|in addition to|as well as) "
+            r"(?:the |its |a |just )?return",
             # a file offered as where what comes back goes: "a dict, a string, a file...?"
             r"^(?!.*\b(?:log\w*|inputs?|records?|reads?|takes?|accepts?|rows|lines?|modules?|names?)\b)"
             r"(?=.*\b(?:return\w*|deliver\w*|results?|outputs?|give\w* back|send\w* back|something else|different)\b)"

@@ -21,7 +21,7 @@ from capabench.simulate.intent.cues import quoted_cues
 from capabench.simulate.intent.frames import other_frame
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
-from capabench.simulate.intent.text import STATEMENT_BREAK, Question, questions_of
+from capabench.simulate.intent.text import STATEMENT_BREAK, Question, invites, questions_of
 
 THRESHOLD = 1.0
 READINGS_KEPT = 4096  # messages whose reading a matcher keeps
@@ -288,9 +288,24 @@ class RulesMatcher:
                     plainly=tuple(sorted({*plainly, *quoted})),
                 )
             )
+        # What the draft does is put up for correction by an invitation that names nothing
+        # itself ("tell me if anything should differ"); one that does ("if you need it logged,
+        # tell me") asks about that, not about every choice the draft made.
+        if not any(
+            invites(q.text) and not q.put_up and (not r.targets or _ANY_CHANGE.search(q.text))
+            for q, r in zip(asked, readings, strict=True)
+        ):
+            readings = [
+                r.model_copy(update={"targets": (), "plainly": ()}) if q.put_up else r
+                for q, r in zip(asked, readings, strict=True)
+            ]
         reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
         return reading, asked, leaning
 
+
+# "if you need it differently", "if your codebase calls it something else": the
+# invitation reaches back to what the draft does, whatever else it names
+_ANY_CHANGE = re.compile(r"\b(?:different(?:ly)?|else|other(?:wise)?|instead|another)\b", re.I)
 
 _RETURNS_NOW = re.compile(
     r"^\(?\s*(?:so |right now,? |currently,? |for now,? )?(?:this|it|the function|the code|that)?\s*"

@@ -115,7 +115,10 @@ STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 _EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return)"
 _SELF_SERVICE = re.compile(
     rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
-    rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$",
+    rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$"
+    # "adjust the logger name or level as needed"
+    rf"|^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?(?:{_EDIT}|adjust|adapt|tune)\b[^?]*"
+    r"\bas (?:needed|necessary|required|you (?:like|see fit|need|prefer))\b[^?]*$",
     re.I,
 )
 _ASKS_BACK = re.compile(
@@ -164,6 +167,14 @@ _LEADS_ON = re.compile(
 )
 
 
+# "Once you confirm the two points above, I'll send it.": what was asked already, each read
+# where it was asked; the recap itself asks nothing new
+_RECAP = re.compile(
+    r"\b(?:the|these|those|both|all|my|each of (?:the|these|those|my)) (?:\w+ ){0,2}?"
+    r"(?:points?|questions?|things?|items?|assumptions?|details?|answers?|choices?|options?)"
+    r" (?:above|i (?:listed|asked|raised|mentioned|flagged)|listed)\b|\bthe above\b",
+    re.I,
+)
 _INVITE_WORDS = 10  # an invitation longer than this says what it asks
 
 
@@ -176,6 +187,8 @@ class Question:
     context: str = ""
     # a list item's heading, which opens `text` ("Two things to check: Is that right?")
     heading: str = ""
+    # what the draft does, asked only because the message invites correction somewhere
+    put_up: bool = False
 
     @property
     def own(self) -> str:
@@ -198,7 +211,9 @@ class Question:
         fewer does), and neither leads into what follows ("Two questions first:") nor
         states what the draft does ("It returns a plain `int`.")."""
         return self.refers_back and not (
-            _LEADS_ON.search(self.text) or _PLAN.match(self.text.strip())
+            _LEADS_ON.search(self.text)
+            or _PLAN.match(self.text.strip())
+            or _RECAP.search(self.text)
         )
 
     @property
@@ -297,6 +312,11 @@ def _said_to_answer(sentence: str) -> str:
     return "; ".join(clauses).strip()
 
 
+def invites(sentence: str) -> bool:
+    """Does the sentence invite correction ("let me know if ...", "correct me")?"""
+    return _INVITES.search(_said_to_answer(sentence)) is not None
+
+
 def asks(sentence: str, *, invited: bool = False) -> bool:
     """Does this sentence ask something of the user? `invited`: the message invites
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
@@ -322,6 +342,22 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
     )
 
 
+# "The docstring says `2`.", "`[3, 1, 2]` sorted is `[1, 2, 3]`": a finite verb of being or
+# saying, in an item that neither opens as a question nor with a label ("Negatives: the
+# spec is silent." points at an open question)
+_DECLARES = re.compile(
+    r"^(?!(?:whether|if|how|what|which|who|where|when|why)\b)(?![^:]{1,60}:\s).*\b(?:is|are|was|were|says|said|"
+    r"gives|shows|matches|means|yields|equals|comes out|works out)\b",
+    re.I,
+)
+
+
+def _evidence_item(line: str, heading: str) -> bool:
+    """An item that states what was found (the evidence behind the heading's question), not
+    an assumption put up for correction: under a list of questions it asks nothing itself."""
+    return bool(_DECLARES.search(line)) and not _ASSUMPTION.search(heading)
+
+
 def questions_of(message: str) -> list[Question]:
     """The sentences of a message that ask the user something, code blocks left out."""
     found: list[Question] = []
@@ -333,10 +369,7 @@ def questions_of(message: str) -> list[Question]:
     ]
     # (an edit offered to the user, "rename it if you want", invites no answer)
     invited = any(
-        _INVITES.search(_said_to_answer(sentence))
-        for lines in paragraphs
-        for _, _, said in lines
-        for sentence in said
+        invites(sentence) for lines in paragraphs for _, _, said in lines for sentence in said
     )
     heading = ""
     for lines in paragraphs:
@@ -346,8 +379,13 @@ def questions_of(message: str) -> list[Question]:
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
             listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
-            asking = [asks(sentence, invited=invited) for sentence in said]
-            if listed and not any(asking):
+            asking = [asks(sentence) for sentence in said]
+            put_up = [
+                invited and not a and asks(s, invited=True)
+                for s, a in zip(said, asking, strict=True)
+            ]
+            asking = [a or p for a, p in zip(asking, put_up, strict=True)]
+            if listed and not any(asking) and not _evidence_item(line, heading):
                 # an item of a list of questions that asks nothing in its own words ("The
                 # output format.") asks as a whole; one that does asks there, and its other
                 # sentences are what it refers back to
@@ -359,7 +397,7 @@ def questions_of(message: str) -> list[Question]:
                             Question(f"{heading} {sentence}", " ".join(said[:i][-2:]), heading)
                         )
                     else:
-                        found.append(Question(sentence, " ".join(earlier[-2:])))
+                        found.append(Question(sentence, " ".join(earlier[-2:]), put_up=put_up[i]))
                 earlier.append(sentence)
     return found
 
