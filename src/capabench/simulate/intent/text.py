@@ -320,13 +320,20 @@ def invites(sentence: str) -> bool:
 def asks(sentence: str, *, invited: bool = False) -> bool:
     """Does this sentence ask something of the user? `invited`: the message invites
     correction somewhere, so what the assistant says it will do is put up for confirmation."""
+    own, plan = _asking(sentence)
+    return own or (invited and plan)
+
+
+@lru_cache(maxsize=4096)
+def _asking(sentence: str) -> tuple[bool, bool]:
+    """Whether the sentence asks in its own words, and whether it states what the draft does."""
     stripped = _said_to_answer(sentence)
     if not stripped:
-        return False
+        return False, False
     heading = _EXPLAINING.match(stripped) is not None
     stripped = _EXPLAINING_LABEL.sub("", stripped)
     s = _QUOTED.sub(" ", stripped).strip() or stripped
-    return bool(
+    own = bool(
         "?" in messages.without_inline_code(s)
         or (_INTERROGATIVE.match(s) and not heading)
         or _INVERTED.search(s)
@@ -338,8 +345,8 @@ def asks(sentence: str, *, invited: bool = False) -> bool:
             and not _NOT_ALTERNATIVE.search(s)
         )
         or _OPEN_END.search(s)
-        or (invited and _PLAN.match(s))
     )
+    return own, _PLAN.match(s) is not None
 
 
 # "The docstring says `2`.", "`[3, 1, 2]` sorted is `[1, 2, 3]`": a finite verb of being or
@@ -379,12 +386,9 @@ def questions_of(message: str) -> list[Question]:
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
             listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
-            asking = [asks(sentence) for sentence in said]
-            put_up = [
-                invited and not a and asks(s, invited=True)
-                for s, a in zip(said, asking, strict=True)
-            ]
-            asking = [a or p for a, p in zip(asking, put_up, strict=True)]
+            readings = [_asking(sentence) for sentence in said]
+            put_up = [invited and not own and plan for own, plan in readings]
+            asking = [own or up for (own, _), up in zip(readings, put_up, strict=True)]
             if listed and not any(asking) and not _evidence_item(line, heading):
                 # an item of a list of questions that asks nothing in its own words ("The
                 # output format.") asks as a whole; one that does asks there, and its other
