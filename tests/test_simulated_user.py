@@ -178,6 +178,29 @@ def test_what_the_draft_does_is_put_up_only_by_an_invitation_that_reaches_back_t
     assert set(targeted_families(different, ALL)) == {"yes_no", "log_channel"}
 
 
+def test_descriptions_of_the_draft_are_statements_however_they_end():
+    # "False otherwise" ends a description; "otherwise, tell me" invites
+    assert questions("It returns True if x is even, and False otherwise.") == []
+    assert questions("It returns True; otherwise say so.") != []
+    # a subject of two alternatives with its verb states what happens
+    assert questions("Zero or negative sides also fail the check and return `-1`.") == []
+    assert questions("Non-integers like `2.5` raise a `TypeError` rather than passing.") == []
+    assert questions("Raise or return None.") != []
+    # what the code assumes is said of the code; what the writer assumes is put up
+    assert questions("It assumes a non-negative integer.") == []
+    assert questions("I assume a non-negative integer.") != []
+    assert questions("Notes: If you'd rather skip bad input, that's easy to change.") == []
+
+
+def test_numbers_of_a_traced_example_ask_nothing_about_negatives():
+    message = (
+        "Checks: `[1, 2, 3]` → 6, `[-1, -5, 2]` → −4.\n\nIt returns a plain int. "
+        'What\'s "your way" of writing the number?'
+    )
+    assert targeted_families(message, ALL) == ["number_style"]
+    assert targeted_families("What should happen for n = -2?", ALL) == ["negative_input"]
+
+
 def test_a_recap_of_what_was_asked_asks_nothing_new():
     message = (
         "It raises on negative input. Should the result be logged? "

@@ -11,8 +11,9 @@ from capabench.conventions import REGISTRY
 from capabench.models import JSON_OBJECT, ChatModel, InfraError, Message
 from capabench.models.json_answer import json_answer
 from capabench.simulate.intent.base import QuestionReading, Reading, register
+from capabench.simulate.intent.prose import prose
 from capabench.simulate.intent.rules import RulesMatcher
-from capabench.simulate.intent.text import prose, questions_of
+from capabench.simulate.intent.text import questions_of
 
 PROMPT = """You are checking which topics a coding assistant's message asks its user about.
 Asking means: a question, a request to clarify or confirm, or an assumption the assistant

@@ -268,7 +268,12 @@ class RulesMatcher:
                 read = question.text
                 found = candidates(_without_returns(read), leaning, names, present)
                 quoted, plainly = quoted_cues(read), asked_plainly(read)
-            if question.context and question.elliptical and not _targets(found, REGISTRY):
+            # (what a question asks plainly, or the cue it quotes, it says itself)
+            if (
+                question.context
+                and question.elliptical
+                and not (_targets(found, REGISTRY) or quoted or plainly)
+            ):
                 found = _with_antecedent(question, leaning, names, present)
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals

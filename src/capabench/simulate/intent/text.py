@@ -11,12 +11,12 @@ otherwise", "Going with X; shout if not"). An item of a list introduced as quest
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from capabench import messages
+from capabench.simulate.intent.prose import prose
 
 _INTERROGATIVE = re.compile(
     r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
@@ -37,7 +37,7 @@ _REQUEST = re.compile(
     r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
     r"need (?:a|your) (?:decision|answer|input|call)|your call on|fill me in|walk me through|"
     r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|(?<=\s)if not\b|"
-    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)(?<!would )(?<!will )(?<!could )(?<!might )(?<!may )otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
+    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)(?<!would )(?<!will )(?<!could )(?<!might )(?<!may )otherwise(?![\s.!)`*]*$)|shout|holler|flag (?:it|if)|speak up|push back|"
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
     r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
     r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise|define|spell|show|paste|name|remind|unpack|walk|give|send|provide|point|fill|post|select|write down|elaborate)\b|"
@@ -64,7 +64,7 @@ _INVERTED = re.compile(
 )
 _ALTERNATIVE = re.compile(
     r"^(?!(?:i|i'm|i've|i'll|i'd|it|it's|its|this|that|here|here's|we|we'll|the function|my|our|you|your|there|so|now|then|note|some|a|an)\b)"
-    r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had|also (?:return|raise|give|work|handle)\w*|already|still|instead of)\b)"
+    r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had|also (?:return|raise|give|work|handle|fail|get|count|go|pass|map)\w*|already|still|instead of|rather than)\b)"
     r"[\w'\"`/(),.\- ]{1,60}?\bor\b",
     re.I,
 )
@@ -78,17 +78,17 @@ _OPEN_END = re.compile(
 _PLAN = re.compile(
     r"^(?:so |ok |okay |for now,? |by default,? |currently,? |right now,? )?(?:i'll|i will|i'm going to|i am going to|going to|gonna|i've|i have|"
     r"i went with|i chose|i picked|i made|i kept|i used|i wrote|i wrapped|i set|i added|i return|as written|this version|the draft|my draft|"
-    r"it (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts)|the function (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts))\b",
+    r"it (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts|assumes)|the function (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts|assumes))\b",
     re.I,
 )
 _INVITES = re.compile(
-    r"\b(?:correct me|if i'm wrong|if that's wrong|if not\b|unless|otherwise|shout|holler|flag (?:it|if)|speak up|push back|"
+    r"\b(?:correct me|if i'm wrong|if that's wrong|if not\b|unless|otherwise(?![\s.!)`*]*$)|shout|holler|flag (?:it|if)|speak up|push back|"
     r"let me know|lmk|tell me|say so|give me|if you(?:'d)? (?:prefer|rather|want|need|meant|mean|use|expect|call|pass|watch|look)|if that's not|if this isn't|"
     r"if (?:it|they|that) (?:should|needs|has to|isn't|is not)|happy to (?:change|switch|adjust)|(?:i can|i'll|easy to) (?:change|switch|adjust|adapt))",
     re.I,
 )
 _ASSUMPTION = re.compile(
-    r"\b(?:(?<!be )(?<!is )(?<!are )(?<!been )assum(?:e|es|ed|ing|ption)|presum(?:e|ing)|i'll go with|i will go with|going with|defaulting to|"
+    r"\b(?:(?<!be )(?<!is )(?<!are )(?<!been )(?<!it )(?<!function )(?<!code )assum(?:e|es|ed|ing|ption)|presum(?:e|ing)|i'll go with|i will go with|going with|defaulting to|"
     r"by default i'll|i'm treating|i am treating|i'll treat|i'm taking|i'll take .{0,40} to mean|"
     r"my (?:guess|reading|understanding|interpretation|assumption) is|i read .{0,40} as|i'm reading|"
     r"i take it|i gather|i understand (?:that|it)|i suppose|i'd go with|i'm inclined to|"
@@ -102,9 +102,10 @@ _ASKING_HEADER = re.compile(
 # "If you'd rather have X, that's a one-line change.": what the user could change, not a
 # question (a request beside it still asks)
 _EASY_CHANGE = re.compile(
-    r"^if you(?:'d| would)? (?:rather|prefer|want|need)\b[^?]*?,\s*(?:that's|that is|it's|it is)"
-    r" (?:a |an )?(?:one-line|one line|single-line|single line|small|quick|easy|simple|trivial|tiny)"
-    r" (?:change|tweak|edit|fix|switch|swap)\b[^?;]*?[.!)]*$",
+    r"^(?:\w+(?: \w+)?:\s*)?if you(?:'d| would)? (?:rather|prefer|want|need)\b[^?]*?,\s*(?:that's|that is|it's|it is)"
+    r" (?:(?:a |an )?(?:one-line|one line|single-line|single line|small|quick|easy|simple|trivial|tiny)"
+    r" (?:change|tweak|edit|fix|switch|swap)|(?:easy|simple|trivial|quick) to (?:change|switch|swap|adjust|add))"
+    r"\b[^?;]*?[.!)]*$",
     re.I,
 )
 # where a sentence joins a statement to what it asks: a semicolon or a dash
@@ -220,59 +221,6 @@ class Question:
     def as_read(self) -> str:
         """The sentence as the matchers read it: with what it refers back to, if it does."""
         return f"{self.context} {self.text}".strip() if self.elliptical else self.text
-
-
-# The writer's own reasoning, recorded as reply text by some agents: everything before a
-# closing </think>, and any <think>...</think> block.
-_REASONING = re.compile(r"\A.*</think>|<think>.*?(?:</think>|\Z)", re.S | re.I)
-# A docstring or other triple-quoted block outside a fence (the task's text, not a question).
-_TRIPLE = re.compile(r"(?ms)^[ \t]*[rRbBuU]?(\"\"\"|\'\'\').*?(?:\1|\Z)")
-_CODE_START = re.compile(
-    r"^\s*(?:def |class |async def |@\w|>>> |\.\.\. |from [\w.]+ import |import [\w.]+\s*$|"
-    r"(?:return|raise|assert|yield|elif|while|for|if|with|try|except|else|finally)\b[^?]*[:(=\[]|"
-    r"[A-Za-z_][\w.\[\]'\"]*\s*(?:[-+*/%|&]?=|\()[^?]*$)"
-)
-
-
-def _is_code(line: str) -> bool:
-    """An unfenced line of Python (a pasted function, a doctest), not prose about code:
-    it looks like a statement and parses as one."""
-    if not _CODE_START.match(line):
-        return False
-    text = line.strip().removeprefix(">>> ").removeprefix("... ")
-    if text.endswith(":"):
-        text += " pass"
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return False
-    # a bare expression of words ("ok", "sorted(x) or not") is prose unless it is a call
-    return not all(
-        isinstance(node, ast.Expr) and not isinstance(node.value, ast.Call) for node in tree.body
-    )
-
-
-def _without_code_lines(text: str) -> str:
-    """Unfenced code: each line that parses as a statement, and the lines indented under it."""
-    out, indent = [], None
-    for line in text.split("\n"):
-        depth = len(line) - len(line.lstrip())
-        if indent is not None and line.strip() and depth > indent:
-            continue  # the body of a code line above
-        indent = None
-        if _is_code(line):
-            indent = depth
-            out.append("")
-            continue
-        out.append(line)
-    return "\n".join(out)
-
-
-def prose(message: str) -> str:
-    """The message as prose addressed to the user: without its code blocks (a blank line
-    where each was), unfenced code and docstrings, and the writer's recorded reasoning."""
-    text = messages.without_fences(_REASONING.sub("", message))
-    return _without_code_lines(_TRIPLE.sub("\n\n", text))
 
 
 def _lines(paragraph: str) -> list[tuple[str, bool]]:
