@@ -198,6 +198,8 @@ def test_numbers_of_a_traced_example_ask_nothing_about_negatives():
         'What\'s "your way" of writing the number?'
     )
     assert targeted_families(message, ALL) == ["number_style"]
+    traced = "Checks: 1 + (-5) + 2 = -2. What's your way of writing the number?"
+    assert targeted_families(traced, ALL) == ["number_style"]
     assert targeted_families("What should happen for n = -2?", ALL) == ["negative_input"]
 
 
@@ -238,6 +240,10 @@ def test_an_edit_offered_as_needed_is_no_question():
     ],
 )
 def test_where_the_result_goes_asks_about_the_result_file(question):
+    # (a question that says what it asks is read in its own words, not with its context)
+    assert targeted_families(f"Negative inputs raise a ValueError. {question}", ALL) == [
+        "result_file"
+    ]
     assert targeted_families(question, ALL) == ["result_file"]
 
 

@@ -91,6 +91,8 @@ class BadInput(Family):
             r".*\b(?:outside|out of|beyond|exceed\w*) (?:the )?(?:stated |given |allowed |valid |documented |specified |expected )?(?:range|constraints?|bounds|limits?|domain)\b",
             r"\bif (?:the |an? )?(?:inputs?|arguments?|value|list|string|data|parameters?)\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not (?:a|an) \w+|of the wrong type|malformed)\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
+            # "should a `base` outside 2-9 raise a ValueError?"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:outside|out of)\b(?:[^.?!]|\.\d){0,30}\b(?:raise|reject)\w*\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",
             # what to do with inputs of another type: "floats or strings: raise, or accept?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b(?:[^.?!]|\.\d){0,60}\b(?:raise|reject)(?:ing|ed)?\b"

@@ -69,7 +69,7 @@ class NegativeInput(Family):
             r"\bnegative ['\"]",
             r"[\"']-\d+(?:\.\d+)?[\"']",
             # an example traced in prose ("`[-1, -5, 2]` → 1 − 5 + 2 = −4"): its numbers, not a question
-            r"\[[^\]\n]{0,80}\]|(?:→|->)\s*[−-]\d+",
+            r"\[[^\]\n]{0,80}\]|(?:→|->)\s*[−-]\d+|(?<=[\d)\]])\s*[-+*/=−]\s*\(?[−-]\d+\)?",
             r"\bsign (?:off|up|in)\b",
             r"\bodd (?:or|and|/) even",
             r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",

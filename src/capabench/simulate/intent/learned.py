@@ -197,8 +197,11 @@ def evidence(message: str) -> Evidence:
     for q in reading.questions:
         if q.best is not None:
             best[q.best.family] = max(best.get(q.best.family, 0.0), q.best.score)
-    # An elliptical question is read with what it refers back to, as the rules read it.
-    read = [q.as_read for q in asked]
+    # An elliptical question is read with what it refers back to, as the rules read it (not
+    # one that says plainly what it asks, or quotes the user's cue)
+    read = [
+        q.text if r.plainly else q.as_read for q, r in zip(asked, reading.questions, strict=True)
+    ]
     texts = [plain(text) for text in read]
     own: dict[str, list[str]] = {}
     for text, q in zip(texts, reading.questions, strict=True):
