@@ -203,6 +203,29 @@ def test_numbers_of_a_traced_example_ask_nothing_about_negatives():
     assert targeted_families("What should happen for n = -2?", ALL) == ["negative_input"]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What should I call the temp list in the middle, `thirds` or `every_third`?",
+        "What should I name the branch for this?",
+        "snake_case for locals, any lint config I should match?",
+        "Does your CI print coverage in the job output?",
+        "Should the docstring examples match the printed output exactly?",
+        "Should the tests include lists with negative numbers?",
+        "mypy reports an invalid type comment on line 3; drop it?",
+    ],
+)
+def test_what_is_said_of_the_code_tests_and_tooling_asks_about_no_convention(question):
+    assert targeted_families(question, ALL) == []
+
+
+def test_the_same_words_about_the_function_still_ask():
+    assert targeted_families("What should I call the function?", ALL) == ["naming"]
+    assert targeted_families("snake_case or camelCase for the function?", ALL) == ["naming"]
+    assert targeted_families("Should each result be printed to stdout?", ALL) == ["log_channel"]
+    assert targeted_families("Can the inputs be negative numbers?", ALL) == ["negative_input"]
+
+
 def test_a_recap_of_what_was_asked_asks_nothing_new():
     message = (
         "It raises on negative input. Should the result be logged? "

@@ -82,7 +82,7 @@ class BadInput(Family):
             r"\bempty (?:list|string|result) (?:as|for) (?:the )?(?:result|output)",
         ),
         questions=(
-            r"\b(?:invalid|malformed|bad|wrong[- ]type|non-?numeric|unexpected|unsupported|out[- ]of[- ]range|illegal|garbage|missing|null|none) (?:inputs?|arguments?|args?|values?|data|types?|parameters?|records?)\b",
+            r"\b(?:invalid|malformed|bad|wrong[- ]type|non-?numeric|unexpected|unsupported|out[- ]of[- ]range|illegal|garbage|missing|null|none) (?:inputs?|arguments?|args?|values?|data|types?(?! (?:comment|hint|annotation|check)s?\b)|parameters?|records?)\b",
             # unusual inputs, unless the only ones meant are negative (negative_input's)
             r"^(?!(?!.*\b(?:zero|0|floats?|decimals?|strings?|none|above|outside|non-?integers?)\b).*\bnegatives?\b)"
             r".*\bunusual (?:inputs?|arguments?|values?|data|numbers?)\b",

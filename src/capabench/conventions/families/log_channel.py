@@ -85,7 +85,7 @@ class LogChannel(Family):
             r"\bfootprint",
         ),
         questions=(
-            r"^(?!.*\b(?:tests?|pytest|debug\w*|progress|warnings?|errors?|math|floating|logarithm\w*)\b).*\b(?:print|log)(?:ed|ged|s)?\b[^.?!]{0,30}\b(?:results?|outputs?|each result|answers?)\b",
+            r"^(?!.*\b(?:tests?|pytest|doctests?|docstrings?|ci|coverage|debug\w*|progress|warnings?|errors?|math|floating|logarithm\w*)\b).*\b(?:print|log)(?:ed|ged|s)?\b[^.?!]{0,30}\b(?:results?|outputs?|each result|answers?)\b",
             r"\b(?:results?|outputs?)\b[^.?!]{0,30}\b(?:printed|logged|shown on|written to) (?:the )?(?:console|screen|stdout|stderr|terminal|log)\b",
             r"\b(?:stdout|stderr|logger|logging module|standard output|standard error)\b",
             r"\bprint (?:it|them) or return\b|\breturn (?:it|them) or print\b",

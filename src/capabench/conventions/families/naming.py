@@ -8,6 +8,12 @@ def camel(name: str) -> str:
 
 
 # A name for a file, an output or a variable is not the function's.
+_NOT_ITS_NAME = (
+    r"(?! (?:the |this |that |a |an |my |your |our |each )?(?:temp\w*|branch\w*|variables?|vars?|locals?|tests?\b|"
+    r"modules?|files?|folders?|director\w+|commits?|prs?|columns?|keys?|fields?|loggers?|loops?|lists?|"
+    r"dicts?|helpers?|inner|intermediate|params?|parameters?|arguments?|args?|class(?:es)?|records?|"
+    r"attributes?|constants?|counters?|accumulators?)\b)"
+)
 _NOT_A_FILE = r"^(?!.*\b(?:files?|sav\w+|writ\w+|stor\w+|outputs?|logs?|logger\w*|variables?|branch\w*|folders?|directory)\b)"
 
 
@@ -88,12 +94,15 @@ class Naming(Family):
         questions=(
             r"\b(?:function|method)(?:'s)? name\b",
             r"\bname (?:of |for )?(?:the|this|my|your|that) (?:function|method)\b",
-            r"\bwhat (?:should|do|would|shall|must) (?:i|we|you) (?:call|name)\b",
+            # (what the function is called, not a branch, a test module, a temporary list)
+            r"\bwhat (?:should|do|would|shall|must) (?:i|we|you) (?:call|name)\b" + _NOT_ITS_NAME,
             r"(?<!\bwhen )(?<!\bhow )(?<!\bonce )(?<!\bwhenever )(?<!\bwhen the )(?<!\bhow the )(?<!\bonce the )\b(?:function|method|it) (?:be |is )?(?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
             r"(?<!file \()(?<!files \()(?<!logger \()(?<!logging \()\bwhich (?:function |method )?name\b(?!\s*/\s*(?:location|path|folder))(?! and (?:log )?level)",
             r"\b(?:correct|right|intended|expected|preferred) (?:function |method )?name\b",
             r"^(?!.*\b(?:branch|test|file|module|variable|var|temp|class|folder|directory|commit|column|key)\w*\b).*\bnaming (?:convention|scheme|style|pattern)s?\b",
-            r"\b(?:snake|camel|pascal)[_ -]?case\b",
+            # the function's case, not the locals' ("snake_case for locals?")
+            r"^(?!(?!.*\b(?:function|def|method|entry ?point)\b).*\b(?:locals?|local variables?|variables?|vars|keys?|columns?|fields?|attributes?)\b)"
+            r".*\b(?:snake|camel|pascal)[_ -]?case\b",
             r"\bname (?:it|the function|this function) (?:differently|something else)\b",
             r"\bcall (?:it|the function|this function) something else\b",
             # "should the function have a particular name?", "if you call it with a different

@@ -64,6 +64,8 @@ class NegativeInput(Family):
             r"\b(?:balance|total|sum|count|running \w+) (?:dips?|drops?|goes|falls?) (?:under|below) zero\b|\bknown range\b",
             r"\bnegative (?:lookahead|lookbehind|index|indices|indexing|zero|infinity)\b",
             r"\bnegative (?:tests?|test cases?|cases? for (?:the )?tests?|examples?|paths?)\b",
+            # what the tests or the docs show, not what the function does with it
+            r"\b(?:tests?|test cases?|doctests?|(?:doctest |docstring )?examples?)\b (?:include|includ\w+|with|cover\w*|for|that (?:use|have))\b[^.?!]{0,25}\bnegative\b",
             r"\bnegative (?:outcome|answer|response)",
             r"\bpositive and (?:the )?negative",
             r"\bnegative ['\"]",
@@ -76,7 +78,8 @@ class NegativeInput(Family):
         ),
         questions=(
             r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe negative\b",
-            r"\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
+            r"^(?!.*\b(?:tests?|test cases?|doctests?|examples?)\b[^.?!]{0,40}\bnegative\b)"
+            r".*\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
             r"\bif (?:the |an? |any )?(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero)|below zero)\b",
         ),
     )
