@@ -219,6 +219,14 @@ def test_what_is_said_of_the_code_tests_and_tooling_asks_about_no_convention(que
     assert targeted_families(question, ALL) == []
 
 
+def test_a_draft_return_said_before_so_is_not_what_is_asked():
+    message = "It returns `True`/`False`, so tell me if it should print or write somewhere instead."
+    assert "yes_no" not in targeted_families(message, ALL)
+    # an entry point is where the call comes in, not the function's name
+    hook = "Should it hook into a specific entry point, a `main()` or a CLI command?"
+    assert "naming" not in targeted_families(hook, ALL)
+
+
 def test_the_same_words_about_the_function_still_ask():
     assert targeted_families("What should I call the function?", ALL) == ["naming"]
     assert targeted_families("snake_case or camelCase for the function?", ALL) == ["naming"]

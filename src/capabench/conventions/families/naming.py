@@ -35,7 +35,6 @@ class Naming(Family):
             r"\bcamel",
             r"\bsnake[_ ]?case",
             r"\bidentifier",
-            r"\bentry[- ]?point",
             r"\brename",
             r"\bpascal ?case",
             r"\bkebab",
@@ -51,6 +50,7 @@ class Naming(Family):
             r"\bname ?(?:/|or|and|,) ?(?:the |its |your |a )?signature",
         ),
         aspects=(
+            r"\bentry[- ]?point",  # a name only beside one: "the entry point's name"
             r"\bsuffix",
             r"\bprefix",
             r"\bnamed\b",

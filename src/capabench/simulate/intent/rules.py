@@ -319,10 +319,14 @@ _RETURNS_NOW = re.compile(
 )
 
 
+# ("It returns `True`/`False`, so tell me if it should print instead.")
+_RETURNS_BREAK = re.compile(rf"{STATEMENT_BREAK.pattern}|,\s+so\s+")
+
+
 def _without_returns(text: str) -> str:
     """A clause saying what the draft returns now ("This just returns `True`/`False`; if you
     need it printed, tell me") states it: the clauses beside it ask."""
-    clauses = STATEMENT_BREAK.split(text)
+    clauses = _RETURNS_BREAK.split(text)
     kept = [c for c in clauses if not _RETURNS_NOW.match(c.strip())]
     return " ".join(kept) if kept and len(kept) < len(clauses) else text
 
