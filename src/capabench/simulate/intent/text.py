@@ -26,6 +26,9 @@ _INTERROGATIVE = re.compile(
     r"u want|you want|ur|r u|is it|are we|did we|were you|do we|do i|shd|wat|wot|wut)\b",
     re.I,
 )
+# "otherwise" invites ("..., otherwise tell me"), but not at the end of a description
+# ("True if x is even, and False otherwise.")
+_OTHERWISE = r"otherwise(?![\s.!)`*]*$)"
 _REQUEST = re.compile(
     r"\b(?:let me know|lmk|tell me|tell us|give me|send me|say so|ping me|"
     r"please,? (?!note\b|see\b|find\b|ignore\b|don't\b|do not\b|bear\b)\w+|\bpick one\b|(?<!n't )(?<!not )(?<!never )\bsay (?:where|which|what|so|the word|when)\b|"
@@ -37,7 +40,9 @@ _REQUEST = re.compile(
     r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
     r"need (?:a|your) (?:decision|answer|input|call)|your call on|fill me in|walk me through|"
     r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|(?<=\s)if not\b|"
-    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)(?<!would )(?<!will )(?<!could )(?<!might )(?<!may )otherwise(?![\s.!)`*]*$)|shout|holler|flag (?:it|if)|speak up|push back|"
+    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)(?<!would )(?<!will )(?<!could )(?<!might )(?<!may )"
+    rf"{_OTHERWISE}|"
+    r"shout|holler|flag (?:it|if)|speak up|push back|"
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
     r"(?:is|does) (?:that|this) (?:right|ok|okay|correct|work|fine|match|what)|sound (?:right|good|ok)|"
     r"^(?:describe|specify|tell|say|confirm|clarify|explain|list|share|pick|choose|decide|indicate|advise|define|spell|show|paste|name|remind|unpack|walk|give|send|provide|point|fill|post|select|write down|elaborate)\b|"
@@ -82,7 +87,8 @@ _PLAN = re.compile(
     re.I,
 )
 _INVITES = re.compile(
-    r"\b(?:correct me|if i'm wrong|if that's wrong|if not\b|unless|otherwise(?![\s.!)`*]*$)|shout|holler|flag (?:it|if)|speak up|push back|"
+    rf"\b(?:correct me|if i'm wrong|if that's wrong|if not\b|unless|{_OTHERWISE}|"
+    r"shout|holler|flag (?:it|if)|speak up|push back|"
     r"let me know|lmk|tell me|say so|give me|if you(?:'d)? (?:prefer|rather|want|need|meant|mean|use|expect|call|pass|watch|look)|if that's not|if this isn't|"
     r"if (?:it|they|that) (?:should|needs|has to|isn't|is not)|happy to (?:change|switch|adjust)|(?:i can|i'll|easy to) (?:change|switch|adjust|adapt))",
     re.I,
@@ -265,16 +271,10 @@ def invites(sentence: str) -> bool:
     return _INVITES.search(_said_to_answer(sentence)) is not None
 
 
-def asks(sentence: str, *, invited: bool = False) -> bool:
-    """Does this sentence ask something of the user? `invited`: the message invites
-    correction somewhere, so what the assistant says it will do is put up for confirmation."""
-    own, plan = _asking(sentence)
-    return own or (invited and plan)
-
-
 @lru_cache(maxsize=4096)
 def _asking(sentence: str) -> tuple[bool, bool]:
-    """Whether the sentence asks in its own words, and whether it states what the draft does."""
+    """Whether the sentence asks something of the user in its own words, and whether it
+    states what the draft does (which asks only where the message invites correction)."""
     stripped = _said_to_answer(sentence)
     if not stripped:
         return False, False
