@@ -42,9 +42,7 @@ def requests(args: argparse.Namespace) -> None:
         {"n": n, "session": s.id, "framing": FRAMINGS[(n - 1) % 4], "request": s.request}
         for n, s in enumerate(sessions, args.first)
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "requests.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    print(f"{args.out / 'requests.jsonl'}: {len(sessions)} requests")
+    _write_rows(args.out / "requests.jsonl", rows, "requests")
 
 
 def problems(args: argparse.Namespace) -> None:
@@ -68,9 +66,7 @@ def problems(args: argparse.Namespace) -> None:
         }
         for n in range(args.first, args.last + 1)
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "problems.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    print(f"{args.out / 'problems.jsonl'}: {len(rows)} problems")
+    _write_rows(args.out / "problems.jsonl", rows, "problems")
 
 
 def rule(args: argparse.Namespace) -> None:
@@ -130,6 +126,13 @@ def build(args: argparse.Namespace) -> None:
     print(
         f"{args.out}: {len(entries)} messages, {sum(bool(e['targets']) for e in entries)} with targets"
     )
+
+
+def _write_rows(path: Path, rows: list[dict], what: str) -> None:
+    """A helper's input file, one JSON object per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    print(f"{path}: {len(rows)} {what}")
 
 
 def _rows(path: Path) -> dict[int, dict]:
