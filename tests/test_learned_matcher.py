@@ -195,6 +195,23 @@ def test_evidence_reads_what_the_rules_read():
     assert ev.overall[0] == 1.0
 
 
+def test_evidence_says_how_the_rules_questions_reach_a_family():
+    """(only read with what it refers back to, only put up, 1 / the fewest families one of its
+    questions targets, a question mark): a short invitation landing on what came before, or a
+    question shared by two families, is weaker evidence for each."""
+    both = evidence("Should the list be sorted, and should I log each call?")
+    assert both.rules["tidy_list"][3:] == (0.0, 0.0, 0.5, 1.0)
+    bare = evidence("It returns `True`/`False`. Let me know if anything should change.")
+    assert bare.rules["yes_no"][3:] == (1.0, 0.0, 1.0, 0.0)
+    assert bare.rules["naming"][3:] == (0.0, 0.0, 0.0, 0.0)
+    put_up = evidence(
+        "I went with a sorted list without duplicates. "
+        "If your logs should go somewhere different, tell me."
+    )
+    assert put_up.rules["tidy_list"][3:5] == (0.0, 1.0)
+    assert put_up.rules["log_channel"][3:5] == (0.0, 0.0)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")
 def test_training_writes_weights_the_matcher_reads(tmp_path):
     """The training script end to end on one part (the full retrain that gives the shipped

@@ -148,14 +148,14 @@ def test_a_list_item_asks_where_it_asks_and_its_heading_is_its_last_sentence():
         "2. Where you watch your logs."
     )
     asked = questions_of(message)
+    # (how the writer reads the request is what the draft does: the question asks about it)
     assert [q.text for q in asked] == [
-        "Two things to check: **Tidy**: I read it as sorted without duplicates.",
         "Two things to check: Is that right?",
         "Two things to check: Where you watch your logs.",
     ]
     # "Is that right?" is read with its item, not with the heading's prose or the -2
     assert (
-        asked[1].context == "**Tidy**: I read it as sorted without duplicates. That drops the -2."
+        asked[0].context == "**Tidy**: I read it as sorted without duplicates. That drops the -2."
     )
     assert set(targeted_families(message, ALL)) == {"tidy_list", "log_channel"}
 
@@ -189,6 +189,11 @@ def test_descriptions_of_the_draft_are_statements_however_they_end():
     # what the code assumes is said of the code; what the writer assumes is put up
     assert questions("It assumes a non-negative integer.") == []
     assert questions("I assume a non-negative integer.") != []
+    # how the writer read the request is what the draft does: asked only where invited
+    assert questions('I read "tidy" as sorted with duplicates removed.') == []
+    assert questions('I\'m reading "yes/no" as a boolean (`True`/`False`).') == []
+    assert questions('I read "tidy" as sorted. Tell me if anything should differ.') != []
+    assert targeted_families('I read "tidy" as sorted. Correct me if not.', ALL) == ["tidy_list"]
     assert questions("Notes: If you'd rather skip bad input, that's easy to change.") == []
 
 

@@ -72,6 +72,8 @@ class NegativeInput(Family):
             r"[\"']-\d+(?:\.\d+)?[\"']",
             # an example traced in prose ("`[-1, -5, 2]` → 1 − 5 + 2 = −4"): its numbers, not a question
             r"\[[^\]\n]{0,80}\]|(?:→|->)\s*[−-]\d+|(?<=[\d)\]])\s*[-+*/=−]\s*\(?[−-]\d+\)?",
+            # what the draft does with an example's value ("that drops the -2")
+            r"\b(?:drop|remov|keep|kept|skip|filter\w* out|exclud|discard|ignor)\w* (?:the |a |an )?[−-]\d+",
             r"\bsign (?:off|up|in)\b",
             r"\bodd (?:or|and|/) even",
             r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",

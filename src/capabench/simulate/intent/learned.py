@@ -47,6 +47,7 @@ from capabench.simulate.intent.base import Reading, register
 from capabench.simulate.intent.frames import other_frame
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.rules import READINGS_KEPT, RulesMatcher, plain
+from capabench.simulate.intent.text import Question
 
 WEIGHTS = Path(__file__).with_name("learned_weights.json")
 TOKEN_VECTORS = Path(__file__).with_name("token_vectors.npz")
@@ -61,7 +62,9 @@ class FamilyWeights(BaseModel):
 
     intercept: float
     ngrams: dict[str, float]
-    rules: tuple[float, float, float]  # targeted, score over the message, best in one question
+    # over the rules' view (Evidence.rules); hand-made weights may stop short (the rest
+    # weigh nothing)
+    rules: tuple[float, ...]
     meaning: tuple[float, ...] = ()  # over the asking sentences' meaning vector (empty: unread)
 
     @cached_property
@@ -100,7 +103,9 @@ class Evidence(BaseModel):
     # a targeted family's own questions (those the rules read it in): a message that asks
     # about two families doesn't dilute the one with the other's words
     focus: dict[str, frozenset[str]]
-    rules: dict[str, tuple[float, float, float]]
+    # per family: targeted, score over the message, best score in one question, then how its
+    # questions ask (`how_asked`)
+    rules: dict[str, tuple[float, ...]]
     # the asking sentences' tokens summed over the token vectors (exact integers), and its norm
     meaning: tuple[int, ...]
     norm: float
@@ -115,9 +120,9 @@ class Evidence(BaseModel):
         """The none-model's view of the rules: how many families targeted, the best scores."""
         values = self.rules.values()
         return (
-            sum(t for t, _, _ in values),
-            max(s for _, s, _ in values),
-            max(b for _, _, b in values),
+            sum(v[0] for v in values),
+            max(v[1] for v in values),
+            max(v[2] for v in values),
         )
 
 
@@ -191,7 +196,7 @@ def meaning(text: str) -> tuple[tuple[int, ...], float]:
 def evidence(message: str) -> Evidence:
     """The model's input for a message: the rules' reading over every family, and what it
     rests on."""
-    reading, asked, leaning = RulesMatcher().analyse(message, sorted(REGISTRY))
+    reading, asked, leaning, with_context = RulesMatcher().analyse(message, sorted(REGISTRY))
     targeted = set(reading.targets(sorted(REGISTRY)))
     best: dict[str, float] = {}
     for q in reading.questions:
@@ -216,11 +221,44 @@ def evidence(message: str) -> Evidence:
         prose=prose,
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
-            f: (float(f in targeted), min(leaning.get(f, 0.0), _CAP), min(best.get(f, 0.0), _CAP))
+            f: (
+                float(f in targeted),
+                min(leaning.get(f, 0.0), _CAP),
+                min(best.get(f, 0.0), _CAP),
+                *how_asked(f, reading, asked, with_context),
+            )
             for f in sorted(REGISTRY)
         },
         reading=reading,
     )
+
+
+def how_asked(
+    family: str, reading: Reading, asked: list[Question], with_context: frozenset[int]
+) -> tuple[float, float, float, float]:
+    """How the rules' questions reach a family: only read with what they refer back to ("Tell
+    me and I'll adapt it."), only as what the draft does put up for correction, one over the
+    fewest families one of them targets, and whether one has a question mark. A short
+    invitation or a draft's statement that lands on three families is rarely about each."""
+    kinds: set[str] = set()
+    fewest, marked = 0, False
+    for i, (q, r) in enumerate(zip(asked, reading.questions, strict=True)):
+        if family not in r.targets:
+            continue
+        kinds.add(
+            "plain"
+            if family in r.plainly
+            else "context"
+            if i in with_context
+            else "up"
+            if q.put_up
+            else "own"
+        )
+        fewest = min(fewest or len(r.targets), len(r.targets))
+        marked = marked or "?" in q.text
+    if not kinds:
+        return (0.0, 0.0, 0.0, 0.0)
+    return (float(kinds == {"context"}), float(kinds == {"up"}), 1.0 / fewest, float(marked))
 
 
 def probability(
@@ -230,7 +268,7 @@ def probability(
     ev: Evidence | None = None,
 ) -> float:
     z = weights.intercept + math.fsum(weights.ngrams[g] for g in weights.ngrams.keys() & words)
-    z += sum(w * x for w, x in zip(weights.rules, rules_view, strict=True))
+    z += sum(w * x for w, x in zip(weights.rules, rules_view, strict=False))  # may stop short
     if weights.meaning and ev is not None and ev.norm:
         # fsum of the products (each as Python's float * int rounds it), never a BLAS dot:
         # the same sum on every machine
@@ -279,7 +317,7 @@ class LearnedMatcher:
         if all(generic(q.text) for q in ev.reading.questions):
             return ev.reading.model_copy(update={"matcher": self.name}), frozenset()
         w = self.weights
-        targeted = {f for f, (t, _, _) in ev.rules.items() if t}
+        targeted = {f for f, (t, *_) in ev.rules.items() if t}
         # What the words alone say is asked: keeps a rules target whatever the other models
         # say, and takes a family the rules missed in a mechanism they left free.
         words = {

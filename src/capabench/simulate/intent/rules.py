@@ -13,6 +13,7 @@ import keyword
 import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 from capabench.conventions import REGISTRY
 from capabench.messages import sentences
@@ -221,6 +222,15 @@ def _clause_candidates(
     return sorted(found, key=lambda c: (-c.score, c.family))
 
 
+class Analysis(NamedTuple):
+    reading: Reading
+    asked: list[Question]  # the message's asking sentences, one per reading question
+    leaning: dict[str, float]  # each family's score over all of them together
+    # the questions (by index) that said nothing themselves and were read with what they
+    # refer back to ("Tell me and I'll adjust it.")
+    with_context: frozenset[int]
+
+
 class RulesMatcher:
     name = "rules"
     session_independent = True  # a family's score doesn't depend on the other one held
@@ -235,11 +245,8 @@ class RulesMatcher:
     def read(self, message: str, families: Sequence[str]) -> Reading:
         return self._every_family(message).held(families)
 
-    def analyse(
-        self, message: str, families: Sequence[str]
-    ) -> tuple[Reading, list[Question], dict[str, float]]:
-        """The reading, with the message's asking sentences and its leaning (each family's
-        score over all of them together)."""
+    def analyse(self, message: str, families: Sequence[str]) -> Analysis:
+        """The reading, and what it rests on."""
         asked = questions_of(message)
         # every sentence once (a question's context is its neighbours' text): a family's score
         # counts distinct words, so the repeats only cost time on long messages
@@ -257,8 +264,8 @@ class RulesMatcher:
         present = frozenset(scores)
         names = frozenset(f for f in present if any(a for a, _, _ in scores[f]))
         leaning = {c.family: c.score for c in candidates(whole, present=present)}
-        readings = []
-        for question in asked:
+        readings, with_context = [], set()
+        for i, question in enumerate(asked):
             # a list item in its own words first: its heading ("I don't know what was
             # agreed:") says what it asks about only when the item doesn't say it itself
             read = question.own
@@ -275,6 +282,7 @@ class RulesMatcher:
                 and not (_targets(found, REGISTRY) or quoted or plainly)
             ):
                 found = _with_antecedent(question, leaning, names, present)
+                with_context.add(i)
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
             # nothing, whatever its words serve
@@ -305,7 +313,7 @@ class RulesMatcher:
                 for q, r in zip(asked, readings, strict=True)
             ]
         reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
-        return reading, asked, leaning
+        return Analysis(reading, asked, leaning, frozenset(with_context))
 
 
 # "if you need it differently", "if your codebase calls it something else": the

@@ -83,6 +83,8 @@ _OPEN_END = re.compile(
 _PLAN = re.compile(
     r"^(?:so |ok |okay |for now,? |by default,? |currently,? |right now,? )?(?:i'll|i will|i'm going to|i am going to|going to|gonna|i've|i have|"
     r"i went with|i chose|i picked|i made|i kept|i used|i wrote|i wrapped|i set|i added|i return|as written|this version|the draft|my draft|"
+    # how the draft reads the request ("I read 'tidy' as sorted") is what it does
+    r"i read .{0,40} as|i'm reading|i am reading|my (?:reading|understanding|interpretation) is|"
     r"it (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts|assumes)|the function (?:now |currently )?(?:returns|takes|writes|prints|logs|raises|expects|accepts|assumes))\b",
     re.I,
 )
@@ -96,7 +98,7 @@ _INVITES = re.compile(
 _ASSUMPTION = re.compile(
     r"\b(?:(?<!be )(?<!is )(?<!are )(?<!been )(?<!it )(?<!function )(?<!code )assum(?:e|es|ed|ing|ption)|presum(?:e|ing)|i'll go with|i will go with|going with|defaulting to|"
     r"by default i'll|i'm treating|i am treating|i'll treat|i'm taking|i'll take .{0,40} to mean|"
-    r"my (?:guess|reading|understanding|interpretation|assumption) is|i read .{0,40} as|i'm reading|"
+    r"my (?:guess|assumption) is|"
     r"i take it|i gather|i understand (?:that|it)|i suppose|i'd go with|i'm inclined to|"
     r"(?:i'm|i am) planning to|my plan is|i plan to|i'll default|for now i'll)",
     re.I,
