@@ -197,6 +197,31 @@ def test_descriptions_of_the_draft_are_statements_however_they_end():
     assert questions("Notes: If you'd rather skip bad input, that's easy to change.") == []
 
 
+@pytest.mark.parametrize("matcher", ["learned", "rules"])
+def test_plain_questions_about_the_inputs_edges_reach_their_family(matcher):
+    m = make_matcher(matcher)
+    asked = {
+        "If the input could contain anything other than parentheses, how should that be "
+        "handled?": "bad_input",
+        "How are notes separated in the input: single spaces?": "input_format",
+        "What should happen for `n <= 0`: return something specific, or raise?": "negative_input",
+    }
+    for question, family in asked.items():
+        assert family in m.read(question, ALL).targets(ALL), question
+    # the output's separators are not the input's
+    assert "input_format" not in m.read("How should the output numbers be separated?", ALL).targets(
+        ALL
+    )
+
+
+def test_a_call_in_code_is_not_the_word_a_plain_question_asks_with():
+    from capabench.simulate.intent.rules import asked_plainly
+
+    choice = "`heapq.nlargest(k, arr)` vs `sorted(arr)[-k:]`: same result; any preference?"
+    assert "tidy_list" not in asked_plainly(choice)
+    assert "tidy_list" in asked_plainly("Should the result be sorted, or any order?")
+
+
 def test_numbers_of_a_traced_example_ask_nothing_about_negatives():
     message = (
         "Checks: `[1, 2, 3]` → 6, `[-1, -5, 2]` → −4.\n\nIt returns a plain int. "
@@ -649,6 +674,9 @@ def test_a_familys_words_about_the_other_frame_target_nothing(matcher):
         "Should the result be positive or negative when b > a?",
         "Please share the files you'd like me to modify.",
         "Could you add the config file to the chat so I can see what it contains?",
+        # the case of the examples (the input) is not the returned text's
+        "Your examples (`'aba'`, `'zbcd'`) are all lowercase single words, so I can't tell if "
+        "mixed-case phrases are in scope.",
     ):
         assert m.read(message, ALL).targets(ALL) == [], message
     # the same words in the family's own frame do

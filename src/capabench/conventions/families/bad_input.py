@@ -91,6 +91,9 @@ class BadInput(Family):
             r".*\b(?:outside|out of|beyond|exceed\w*) (?:the )?(?:stated |given |allowed |valid |documented |specified |expected )?(?:range|constraints?|bounds|limits?|domain)\b",
             r"\bif (?:the |an? )?(?:inputs?|arguments?|value|list|string|data|parameters?)\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not (?:a|an) \w+|of the wrong type|malformed)\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
+            # characters or items the task doesn't allow: "if the input could contain anything
+            # other than parentheses, how should that be handled?"
+            r"\b(?:inputs?|strings?|lists?|data|arguments?|text)\b[^.?!]{0,20}\b(?:contains?|contain|has|have|includes?|holds?)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?) (?:other than|else than|besides|apart from)\b",
             # "should a `base` outside 2-9 raise a ValueError?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:outside|out of)\b(?:[^.?!]|\.\d){0,30}\b(?:raise|reject)\w*\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",

@@ -102,6 +102,9 @@ class InputFormat(Family):
             r"\b(?:inputs?|data|numbers|arguments?|values)\b[^.?!]{0,30}\b(?:passed|given|provided|arrive|come in|supplied|received)\b[^.?!]{0,20}\bas (?:a |an )?(?:list|string|json|text|array|comma|space|str)\b",
             r"\b(?:comma|space|whitespace|tab|newline)[- ]?(?:separated|delimited)\b[^.?!]{0,30}\b(?:inputs?|string|data|numbers)\b",
             r"\bformat of (?:the )?(?:inputs?|data|numbers|arguments?|dates?)\b",
+            # the delimiter: "how are notes separated in the input?"
+            r"\bhow (?:are|is|will|would|do|does) (?:the |your |my )?(?:\w+ ){0,2}(?:separated|delimited)\b"
+            r"|\bhow (?:the )?(?:\w+ ){0,2}(?:are|is) (?:separated|delimited)\b",
             r"\b(?:inputs?|data|dates?) format\b",
             r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation|call site|the call)\b).*\bhow (?:will|are|do|does|is) (?:the |my |your )?(?:inputs?|data|numbers|values|arguments?)\b[^.?!]{0,20}\b(?:passed|given|provided|arrive|come|supplied|look|formatted)\b",
         ),

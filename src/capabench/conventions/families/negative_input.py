@@ -23,7 +23,7 @@ class NegativeInput(Family):
             r"\bnegative",
             r"\bbelow zero",
             r"\bless than (?:zero|0)\b",
-            r"<\s*0\b",
+            r"<=?\s*0\b",
             r"\bminus",
             r"\bsigned\b",
             r"\bsign\b",

@@ -96,8 +96,9 @@ class TidyList(Family):
             r"\b(?:argument|parameter|param|call|execution|log|evaluation) order",
         ),
         questions=(
-            r"\b(?:returned|output|resulting|result) list\b[^.?!]{0,40}\b(?:sorted|sort|order|ordered|ascending|descending|duplicates?|unique|distinct)\b",
-            r"\b(?:sorted|sort|ordered|order|ascending|descending|duplicates?|unique|distinct)\b[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b",
+            # (a call in code, `sorted(arr)`, is not the word)
+            r"\b(?:returned|output|resulting|result) list\b[^.?!]{0,40}\b(?:sorted|sort|order|ordered|ascending|descending|duplicates?|unique|distinct)\b(?!\()",
+            r"\b(?:sorted|sort|ordered|order|ascending|descending|duplicates?|unique|distinct)\b(?!\()[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b",
             r"\bascending or descending\b",
             r"\b(?:remove|drop|keep|dedupe|deduplicate)\w* (?:the )?duplicates\b",
             r"\bshould (?:the |it |they )?(?:results?|output|list|it|they)\b[^.?!]{0,10}\bbe (?:sorted|ordered|unique|deduplicated)\b",

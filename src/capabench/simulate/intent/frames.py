@@ -31,6 +31,9 @@ _OTHER_FRAME = {
         r"\b(?:match\w*|compar\w*|sensitiv\w*|insensitiv\w*|ignor\w*|treat\w*|sorts?|sorted|sorting)\b"
         r"|\b(?:is|are|will) (?:the |my |your |an? )?(?:input|given|incoming)?\s*(?:string|text|word|letter)s?"
         r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
+        # ("your examples are all lowercase single words")
+        r"|\b(?:examples?|doctests?|inputs?|arguments?|samples?)\b[^.?!]{0,40}\b(?:is|are|was|were)"
+        r" (?:always |all |only )?(?:in )?(?:lower|upper|title|mixed)"
     ),
     # the form of what is returned is not the form the data arrives in
     "input_format": re.compile(r"\b(?:return\w*|output\w*|results?)\b"),
