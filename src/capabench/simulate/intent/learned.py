@@ -8,7 +8,8 @@ identifiers and quoted task terms left out), the words of the message's code (a 
 sentences' meaning (WordPiece tokens summed over static token vectors distilled from MiniLM,
 `token_vectors.npz`, scripts/distill_token_vectors.py), so a word no bank message used still
 weighs by what it means:
-- per family, on the questions the rules found it in: may veto a rules target;
+- per family, on the questions the rules found it in and how they reached it (`how_asked`):
+  may veto a rules target;
 - once, whether the message asks about none of the families: may veto every rules target;
 - per family on the asking sentences' words alone (not the code's): when sure, keeps a rules
   target and takes a family the rules missed in a mechanism they left free (a user holds one
@@ -245,15 +246,12 @@ def how_asked(
     for i, (q, r) in enumerate(zip(asked, reading.questions, strict=True)):
         if family not in r.targets:
             continue
-        kinds.add(
-            "plain"
-            if family in r.plainly
-            else "context"
-            if i in with_context
-            else "up"
-            if q.put_up
-            else "own"
-        )
+        if family in r.plainly:
+            kinds.add("plain")
+        elif i in with_context:
+            kinds.add("context")
+        else:
+            kinds.add("up" if q.put_up else "own")
         fewest = min(fewest or len(r.targets), len(r.targets))
         marked = marked or "?" in q.text
     if not kinds:
