@@ -239,7 +239,7 @@ class RulesMatcher:
         # one reading per message serves every session (a reference policy asks the same
         # questions in hundreds of sessions)
         self._every_family = lru_cache(maxsize=READINGS_KEPT)(
-            lambda message: self.analyse(message, sorted(REGISTRY))[0]
+            lambda message: self.analyse(message, sorted(REGISTRY)).reading
         )
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
