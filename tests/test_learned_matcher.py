@@ -15,7 +15,7 @@ import pytest
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent import make_matcher
-from capabench.simulate.intent.fidelity import load_bank, measure
+from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure
 from capabench.simulate.intent.learned import (
     TOKEN_VECTORS,
     FamilyWeights,
@@ -223,7 +223,25 @@ def test_training_writes_weights_the_matcher_reads(tmp_path):
         sys.path.remove(str(ROOT / "scripts"))
     bank = load_bank(BANKS / "tune.json")
     assert _task_name("c:sort_third") and not _task_name("c:sorted") and not _task_name("c:str:x")
-    weights = train(bank, [evidence(e.text) for e in bank], c=3.0)
+    # one wording, labelled one way by a real assistant's message and the other way by the
+    # bank's: the real message weighs more
+    odd = "Should it zorbly frobnicate the result?"
+    entries = [
+        *bank,
+        BankEntry(text=odd, targets=("tidy_list",)),
+        BankEntry(text=odd, targets=("clean_text",)),
+    ]
+    evidences = [evidence(e.text) for e in entries]
+
+    def lead(real: list[bool]) -> float:
+        """How much more the wording weighs for tidy_list than for clean_text."""
+        weights = train(entries, evidences, [False] * len(bank) + real, c=3.0)
+        return weights.words_only["tidy_list"].ngrams.get(
+            "zorbly frobnicate", 0.0
+        ) - weights.words_only["clean_text"].ngrams.get("zorbly frobnicate", 0.0)
+
+    assert lead([True, False]) > lead([False, False]) > lead([False, True])
+    weights = train(bank, [evidence(e.text) for e in bank], [False] * len(bank), c=3.0)
     assert not any(_task_name(g) for w in weights.words_only.values() for g in w.ngrams)
     weights = weights.model_copy(update=thresholds("0.3:0.3:0.9:0.1:0.5"))
     assert weights.best_threshold == 0.5
