@@ -205,9 +205,15 @@ def test_plain_questions_about_the_inputs_edges_reach_their_family(matcher):
         "handled?": "bad_input",
         "How are notes separated in the input: single spaces?": "input_format",
         "What should happen for `n <= 0`: return something specific, or raise?": "negative_input",
+        "Are the numbers in the input list always positive integers?": "negative_input",
+        "Can I assume n is non-negative?": "negative_input",
     }
     for question, family in asked.items():
         assert family in m.read(question, ALL).targets(ALL), question
+    # the result's sign is not the input's
+    assert "negative_input" not in m.read("Can I assume the result is always positive?", ALL).targets(
+        ALL
+    )
     # the output's separators are not the input's
     assert "input_format" not in m.read("How should the output numbers be separated?", ALL).targets(
         ALL

@@ -83,6 +83,12 @@ class NegativeInput(Family):
             r"^(?!.*\b(?:tests?|test cases?|doctests?|examples?)\b[^.?!]{0,40}\bnegative\b)"
             r".*\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
             r"\bif (?:the |an? |any )?(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero)|below zero)\b",
+            # whether the input is always positive ("can I assume n is non-negative?")
+            r"\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
+            r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
+            r"\b(?:positive|non-?negative)\b",
+            r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
+            r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
         ),
     )
     exemplars = (
