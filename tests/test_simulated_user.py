@@ -211,9 +211,9 @@ def test_plain_questions_about_the_inputs_edges_reach_their_family(matcher):
     for question, family in asked.items():
         assert family in m.read(question, ALL).targets(ALL), question
     # the result's sign is not the input's
-    assert "negative_input" not in m.read("Can I assume the result is always positive?", ALL).targets(
-        ALL
-    )
+    assert "negative_input" not in m.read(
+        "Can I assume the result is always positive?", ALL
+    ).targets(ALL)
     # the output's separators are not the input's
     assert "input_format" not in m.read("How should the output numbers be separated?", ALL).targets(
         ALL
