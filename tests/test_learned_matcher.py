@@ -272,3 +272,15 @@ def test_a_message_is_read_once_and_each_session_gets_its_own_families(name):
     assert kept._every_family.cache_info().misses == calls
     assert first.targets(["tidy_list", "batch"]) == ["tidy_list"]
     assert kept.read(question, ["naming", "yes_no"]).targets(ALL) == ["naming"]
+
+
+def test_weights_for_rules_inputs_the_matcher_lacks_are_refused():
+    """A weights file trained with more rules inputs than the matcher gives is an error, not
+    a matcher that silently ignores them."""
+    from pydantic import ValidationError
+
+    data = load_weights().model_dump()
+    LearnedWeights.model_validate(data)
+    data["families"]["tidy_list"]["rules"] = [*data["families"]["tidy_list"]["rules"], 1.0]
+    with pytest.raises(ValidationError, match="more rules inputs"):
+        LearnedWeights.model_validate(data)

@@ -40,7 +40,7 @@ from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from capabench.conventions import REGISTRY
 from capabench.messages import code_spans
@@ -56,6 +56,10 @@ _TOKEN = re.compile(r"[a-z][a-z'/-]+")
 # in code: a name, a short string literal, a bracket, a number
 _CODE_TOKEN = re.compile(r"[A-Za-z_]\w*|\"[^\"\n]{0,30}\"|'[^'\n]{0,30}'|[{}\[\]()]|\d+")
 _CAP = 3.0  # rules scores above this carry no more information
+# how many rules inputs each model is given: a family's (Evidence.rules: targeted, two scores,
+# `how_asked`'s four) and the none-model's (Evidence.overall; the words-only models get zeros)
+RULES_VIEW = 7
+OVERALL_VIEW = 3
 
 
 class FamilyWeights(BaseModel):
@@ -89,6 +93,27 @@ class LearnedWeights(BaseModel):
     families: dict[str, FamilyWeights]
     words_only: dict[str, FamilyWeights]  # per family, on the words alone
     none: FamilyWeights  # the message asks about no family (rules: targeted count, best scores)
+
+    @model_validator(mode="after")
+    def _inputs_exist(self) -> LearnedWeights:
+        """Weights for rules inputs the matcher doesn't give would silently weigh nothing
+        (weights trained by a newer script): refuse them."""
+        wide = [
+            name
+            for name, width, models in (
+                ("families", RULES_VIEW, self.families),
+                ("words_only", OVERALL_VIEW, self.words_only),
+                ("none", OVERALL_VIEW, {"none": self.none}),
+            )
+            for weights in models.values()
+            if len(weights.rules) > width
+        ]
+        if wide:
+            raise ValueError(
+                f"weights for more rules inputs than the matcher gives ({', '.join(sorted(set(wide)))}):"
+                " retrain with scripts/train_intent_model.py"
+            )
+        return self
 
 
 class Evidence(BaseModel):
