@@ -52,8 +52,8 @@ DROP = 0.05
 MEANING_SCALE = 3.0
 # A real assistant's message weighs this many bank messages: the bank (written from a brief)
 # outnumbers the real corpus more than three to one, and its wordings are not the ones real
-# assistants use (docs/measurements.md, issue 27's thirteenth session: out of fold on the real
-# tune parts, 1 -> 4 fewer false reveals, recall unchanged).
+# assistants use. Out of fold on the real tune parts it lowers false reveals and keeps recall
+# (docs/measurements.md, issue 27's thirteenth session).
 REAL_WEIGHT = 4.0
 
 
