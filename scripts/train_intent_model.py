@@ -149,12 +149,19 @@ def train(
     )
 
 
-THRESHOLDS = ("threshold", "none_threshold", "add_threshold", "asked_threshold", "best_threshold")
+THRESHOLDS = (
+    "threshold",
+    "none_threshold",
+    "add_threshold",
+    "asked_threshold",
+    "best_threshold",
+    "overrule_threshold",
+)
 
 
 def thresholds(text: str) -> dict[str, float]:
-    """ "0.3:0.3:0.9:0.1:0.5" -> the family veto, none veto, add, asked and best thresholds
-    (those left out keep their defaults)."""
+    """ "0.3:0.3:0.9:0.1:0.5" -> the family veto, none veto, add, asked, best and overrule
+    thresholds (those left out keep their defaults)."""
     values = [float(v) for v in text.split(":")]
     if len(values) > len(THRESHOLDS):
         raise SystemExit(f"at most {len(THRESHOLDS)} thresholds: {':'.join(THRESHOLDS)}")
@@ -172,8 +179,8 @@ def main() -> None:
     parser.add_argument("--c", type=float, default=3.0, help="inverse regularization")
     parser.add_argument(
         "--thresholds",
-        default="0.8:0.5:0.95:0.1:0.5",  # the shipped ones (docs/measurements.md: leave-one-part-out)
-        help="family veto : none veto : add : asked : best (probabilities)",
+        default="0.8:0.5:0.95:0.1:0.5:0.99",  # the shipped ones (docs/measurements.md: leave-one-part-out)
+        help="family veto : none veto : add : asked : best : overrule (probabilities)",
     )
     parser.add_argument(
         "--cross-validate",

@@ -28,6 +28,7 @@ from capabench.simulate.intent.learned import (
     token_vectors,
     wordpieces,
 )
+from capabench.simulate.intent.rules import RulesMatcher
 
 ALL = sorted(REGISTRY)
 ROOT = Path(__file__).resolve().parents[1]
@@ -284,3 +285,24 @@ def test_weights_for_rules_inputs_the_matcher_lacks_are_refused():
     data["families"]["tidy_list"]["rules"] = [*data["families"]["tidy_list"]["rules"], 1.0]
     with pytest.raises(ValidationError, match="more rules inputs"):
         LearnedWeights.model_validate(data)
+
+
+def test_a_family_model_all_but_certain_overrules_the_none_model():
+    """The none-model vetoes every rules target of a message, but one its family's model is
+    at least `overrule_threshold` sure of."""
+    question = "Any preference on how the list comes back, ascending maybe?"
+    assert RulesMatcher().read(question, ALL).targets(ALL) == ["tidy_list"]
+    shipped = load_weights()
+    certain = {
+        "none": shipped.none.model_copy(update={"intercept": 50.0}),  # "asks nothing"
+        "families": {
+            **shipped.families,
+            "tidy_list": shipped.families["tidy_list"].model_copy(update={"intercept": 50.0}),
+        },
+        "add_threshold": 2.0,  # the words-only models are never sure
+    }
+    weights = shipped.model_copy(update=certain)
+    overruled = LearnedMatcher(weights.model_copy(update={"overrule_threshold": 0.99}))
+    vetoed = LearnedMatcher(weights.model_copy(update={"overrule_threshold": 2.0}))
+    assert overruled.read(question, ALL).targets(ALL) == ["tidy_list"]
+    assert vetoed.read(question, ALL).targets(ALL) == []

@@ -10,7 +10,8 @@ sentences' meaning (WordPiece tokens summed over static token vectors distilled 
 weighs by what it means:
 - per family, on the questions the rules found it in and how they reached it (`how_asked`):
   may veto a rules target;
-- once, whether the message asks about none of the families: may veto every rules target;
+- once, whether the message asks about none of the families: may veto every rules target
+  but one its family's model is all but certain of;
 - per family on the asking sentences' words alone (not the code's): when sure, keeps a rules
   target and takes a family the rules missed in a mechanism they left free (a user holds one
   family per mechanism) if one of its words is asked about; when nothing is kept yet
@@ -82,6 +83,7 @@ class LearnedWeights(BaseModel):
 
     threshold: float = 0.5  # a rules target stays when its family's model gives at least this
     none_threshold: float = 0.5  # every rules target goes when the none-model gives this
+    overrule_threshold: float = 1.0  # ... except one its family's model gives at least this
     add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
     # nothing kept, yet the none-model says something is asked (below this): the words-only
     # models' best family is taken when it gives at least `best_threshold`
@@ -353,15 +355,15 @@ class LearnedMatcher:
         # family's concept, is about that family: no model vetoes it
         sure |= targeted & {f for q in ev.reading.questions for f in q.plainly}
         nothing = probability(w.none, ev.ngrams, ev.overall, ev)
-        if nothing >= w.none_threshold:
-            kept = targeted & sure
-        else:
-            kept = {
-                f
-                for f in targeted - self.untrained
-                if f in sure
-                or probability(w.families[f], ev.words(f), ev.rules[f], ev) >= w.threshold
-            }
+        family = {
+            f: probability(w.families[f], ev.words(f), ev.rules[f], ev)
+            for f in targeted - self.untrained - sure
+        }
+        # The none-model knows how messages of a kind usually go (a HumanEval reply mostly
+        # asks about the task's own logic); a family's model all but certain of its question
+        # outweighs that.
+        bar = w.overrule_threshold if nothing >= w.none_threshold else w.threshold
+        kept = (targeted & sure) | {f for f, p in family.items() if p >= bar}
         kept |= targeted & self.untrained
         taken = {REGISTRY[f].mechanism for f in kept}
         # What the models add: not a family whose words the asking sentences speak of about
