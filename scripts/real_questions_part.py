@@ -11,6 +11,8 @@ corpus rule (making/LABELLER.md); neither sees the matcher.
         # the families' table and the corpus rule, the only text a labeller reads beside LABELLER.md
     python scripts/real_questions_part.py build --writer DIR --labels DIR/labels.jsonl \\
         --name claude-helper-m --seed 2 --commit SHA --out claude-helper-m.json
+    python scripts/real_questions_part.py consensus --first A.json --second B.json --out C.json
+        # two labellers' files of one part -> one: targets both give, the rest defensible
 """
 
 from __future__ import annotations
@@ -128,6 +130,37 @@ def build(args: argparse.Namespace) -> None:
     )
 
 
+def consensus(args: argparse.Namespace) -> None:
+    """Two labellers' files of one part as one: a family both target is a target; one either
+    targets or finds defensible, and not both target, is defensible (where careful labellers
+    part, a reveal is neither required nor false). The first file's other fields stay."""
+    first, second = (json.loads(p.read_text()) for p in (args.first, args.second))
+    merged = consensus_of(first, second)
+    args.out.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n")
+    moved = sum(a["targets"] != m["targets"] for a, m in zip(first, merged, strict=True))
+    print(f"{args.out}: {len(merged)} messages, {moved} with a target moved to defensible")
+
+
+def consensus_of(first: list[dict], second: list[dict]) -> list[dict]:
+    by_text = {e["text"]: e for e in second}
+    if set(by_text) != {e["text"] for e in first}:
+        raise SystemExit("the two files hold different messages")
+    merged = []
+    for a in first:
+        b = by_text[a["text"]]
+        targets = sorted(set(a["targets"]) & set(b["targets"]))
+        named = {*a["targets"], *b["targets"], *a["defensible"], *b["defensible"]}
+        entry = dict(a, targets=targets, defensible=sorted(named - set(targets)))
+        entry["asks"] = bool(a["asks"] or b["asks"])
+        if (entry["targets"], entry["defensible"]) != (
+            sorted(a["targets"]),
+            sorted(a["defensible"]),
+        ):
+            entry["note"] = f"{a['note']} | second labeller: {b['note']}"
+        merged.append(entry)
+    return merged
+
+
 def _write_rows(path: Path, rows: list[dict], what: str) -> None:
     """A helper's input file, one JSON object per line."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -175,6 +208,11 @@ def main() -> None:
     )
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(run=build)
+    p = sub.add_parser("consensus", help="one part's labels from two labellers' files")
+    p.add_argument("--first", type=Path, required=True, help="the first labeller's corpus file")
+    p.add_argument("--second", type=Path, required=True, help="the second labeller's, same part")
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(run=consensus)
     args = parser.parse_args()
     try:
         args.run(args)
