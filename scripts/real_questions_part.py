@@ -134,6 +134,9 @@ def consensus(args: argparse.Namespace) -> None:
     """Two labellers' files of one part as one: a family both target is a target; one either
     targets or finds defensible, and not both target, is defensible (where careful labellers
     part, a reveal is neither required nor false). The first file's other fields stay."""
+    for path in (args.first, args.second):
+        if not path.is_file():
+            raise SystemExit(f"no such file: {path}")
     first, second = (json.loads(p.read_text()) for p in (args.first, args.second))
     merged = consensus_of(first, second)
     args.out.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n")
