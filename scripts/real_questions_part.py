@@ -140,7 +140,7 @@ def consensus(args: argparse.Namespace) -> None:
     first, second = (json.loads(p.read_text()) for p in (args.first, args.second))
     merged = consensus_of(first, second)
     args.out.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n")
-    moved = sum(a["targets"] != m["targets"] for a, m in zip(first, merged, strict=True))
+    moved = sum(sorted(a["targets"]) != m["targets"] for a, m in zip(first, merged, strict=True))
     print(f"{args.out}: {len(merged)} messages, {moved} with a target moved to defensible")
 
 

@@ -198,12 +198,11 @@ def main() -> None:
     if args.cross_validate:
         cross_validate(parts, real, ev, args.c, args.cross_validate.split(","))
         return
-    entries = [e for bank in parts.values() for e in bank]
+    entries, evidences, flags = _pooled(list(parts), parts, ev, real)
     shipped = load_weights(args.out) if args.check else None
     # --check retrains as the shipped weights were trained, whatever --c and --thresholds say
     c = shipped.regularization if shipped else args.c
-    flags = [real[name] for name, bank in parts.items() for _ in bank]
-    weights = train(entries, [x for name in parts for x in ev[name]], flags, c=c)
+    weights = train(entries, evidences, flags, c=c)
     weights = weights.model_copy(
         update={
             **(_thresholds_of(shipped) if shipped else thresholds(args.thresholds)),
@@ -220,6 +219,15 @@ def main() -> None:
     os.replace(partial, args.out)
     kept = sum(len(f.ngrams) for f in (*weights.families.values(), *weights.words_only.values()))
     print(f"wrote {args.out}: {len(entries)} messages from {len(parts)} parts, {kept} weights")
+
+
+def _pooled(names: list[str], parts, ev, real) -> tuple[list, list, list[bool]]:
+    """These parts' entries, their evidence, and which of them a real assistant wrote."""
+    return (
+        [e for n in names for e in parts[n]],
+        [x for n in names for x in ev[n]],
+        [real[n] for n in names for _ in parts[n]],
+    )
 
 
 def check(retrained: LearnedWeights, shipped: LearnedWeights, messages: list[str]) -> None:
@@ -255,14 +263,7 @@ def cross_validate(parts, real, ev, c: float, triples: list[str]) -> None:
         return f"{100 * fid.recall:.1f}/{fid.false_reveals}/{fid.off_target_reveals}"
 
     for held in parts:
-        entries = [e for name, bank in parts.items() if name != held for e in bank]
-        others = [name for name in parts if name != held]
-        trained = train(
-            entries,
-            [x for name in others for x in ev[name]],
-            [real[name] for name in others for _ in parts[name]],
-            c=c,
-        )
+        trained = train(*_pooled([n for n in parts if n != held], parts, ev, real), c=c)
         line = f"{held:8s} rules {add('rules', measure(rules, parts[held]))}"
         for key in triples:
             weights = trained.model_copy(update=thresholds(key))

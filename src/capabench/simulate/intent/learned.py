@@ -57,10 +57,11 @@ _TOKEN = re.compile(r"[a-z][a-z'/-]+")
 # in code: a name, a short string literal, a bracket, a number
 _CODE_TOKEN = re.compile(r"[A-Za-z_]\w*|\"[^\"\n]{0,30}\"|'[^'\n]{0,30}'|[{}\[\]()]|\d+")
 _CAP = 3.0  # rules scores above this carry no more information
+_UNASKED = (0.0, 0.0, 0.0, 0.0)  # `how_asked` of a family no question reaches
 # how many rules inputs each model is given: a family's (Evidence.rules: targeted, two scores,
-# `how_asked`'s four) and the none-model's (Evidence.overall; the words-only models get zeros)
-RULES_VIEW = 7
+# `how_asked`'s) and the none-model's (Evidence.overall; the words-only models get zeros)
 OVERALL_VIEW = 3
+RULES_VIEW = OVERALL_VIEW + len(_UNASKED)
 
 
 class FamilyWeights(BaseModel):
@@ -275,7 +276,7 @@ def how_asked(
         fewest = min(fewest or len(r.targets), len(r.targets))
         marked = marked or "?" in q.text
     if not kinds:
-        return (0.0, 0.0, 0.0, 0.0)
+        return _UNASKED
     return (float(kinds == {"context"}), float(kinds == {"up"}), 1.0 / fewest, float(marked))
 
 
