@@ -278,4 +278,7 @@ def cross_validate(parts, real, ev, c: float, triples: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        raise SystemExit("interrupted: the weights file is as it was") from None
