@@ -110,7 +110,7 @@ def build(args: argparse.Namespace) -> None:
             {
                 "id": f"{args.name}-{reply['n']:03d}",
                 "text": reply["reply"],
-                "model": MODEL,
+                "model": args.model,
                 "source": {
                     "repo": "capabench (this repository)",
                     "path": args.requests_from
@@ -208,6 +208,9 @@ def main() -> None:
         "--requests-from",
         help="where the requests come from, if not the seed's default benchmark "
         "(e.g. HumanEval problems made ambiguous by a helper)",
+    )
+    p.add_argument(
+        "--model", default=MODEL, help="who wrote the replies (default: a Claude helper)"
     )
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(run=build)

@@ -141,6 +141,40 @@ def test_statements_ask_nothing_however_they_open():
     assert questions(notes) == []
 
 
+def test_an_explanation_of_the_approach_asks_nothing():
+    # A small model's reply explains before its code: no verb of a relative clause or of an
+    # infinitive opens a question, an announced plan's steps are the assistant's, and advice
+    # for the user's own edit asks nothing
+    assert questions("It is a series of numbers where each number is the sum of the two.") == []
+    assert questions("To do this, we can compare each element with the next one.") == []
+    assert questions("We can do this by taking the cube root of `a`.") == []
+    steps = (
+        "Here's a step-by-step approach to achieve this:\n\n"
+        "1. Define a function `hex_key` that takes a string `num` as input.\n"
+        "2. Return the count."
+    )
+    assert questions(steps) == []
+    summary = (
+        "To clarify the function, here are the key points:\n"
+        "1. The function takes two parameters: `l` (a list of numbers) and `t`.\n"
+        "2. It returns `True` if all numbers are below `t`."
+    )
+    assert questions(summary) == []
+    advice = (
+        "However, if you want the function to handle other types of inputs, you can add "
+        "some error handling."
+    )
+    assert questions(advice) == []
+    # ... while the same forms still ask where they ask
+    assert questions("Also, should I sort the output") != []
+    assert questions("for below_threshold(l, t) do u call it with l and t separately") != []
+    assert questions("if the input is None or garbage what should it do") != []
+    assert questions("on ur side is it list, or string") != []
+    assert questions("Here are the steps:\n1. Should negatives raise?") != []
+    assert questions("If you want a different name, you can tell me.") != []
+    assert questions("My working hypothesis is lowercase; stop me if you had another rule.") != []
+
+
 def test_a_list_item_asks_where_it_asks_and_its_heading_is_its_last_sentence():
     message = (
         "The logic is clear: it sums the sorted values. Two things to check:\n"

@@ -34,7 +34,7 @@ _REQUEST = re.compile(
     r"please,? (?!note\b|see\b|find\b|ignore\b|don't\b|do not\b|bear\b)\w+|\bpick one\b|(?<!n't )(?<!not )(?<!never )\bsay (?:where|which|what|so|the word|when)\b|"
     r"\b(?:show|give|send|paste|post|drop) me\b|\bspell (?:it |that |this )?out\b|"
     r"(?:can|could|would) you (?:confirm|clarify|specify|explain|say|share|tell|check|point|describe|remind|spell)|"
-    r"remind me|confirm (?:that|whether|if|what|which|how|the)|clarify (?:what|whether|if|which|how|the)|"
+    r"remind me|(?<!to )confirm (?:that|whether|if|what|which|how|the)|(?<!to )clarify (?:what|whether|if|which|how|the)|"
     r"(?:i'd|i would|i need to|i want to|i'd like to|i wanted to|want to) (?:know|check|confirm|clarify|understand|make sure|double.check)|"
     r"wondering|(?:not (?:sure|clear)|unsure) (?:what|whether|if|which|how|about|where)|unclear (?:what|whether|if|which|how)|"
     r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
@@ -58,12 +58,23 @@ _REQUEST = re.compile(
     r"right\?|correct\?|ok\?|okay\?)",
     re.I,
 )
-# An interrogative anywhere: inverted ("by clean do u mean..."), or a wh-word before an
-# auxiliary ("where is that exactly"); a bare alternative ("digits or words for the number").
+# An interrogative: inverted ("by clean do u mean..."), or a wh-word before an auxiliary ("where
+# is that exactly"); a bare alternative ("digits or words for the number").
+_AUX = r"(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|must)"
+_CLAUSE = r"(?:^|(?<=[,;:(+&])\s*|(?<=\s[–—-])\s*|\b(?:and|or|but|so|also|then|plus|if so|if not)\s+|\*\*)"
 _INVERTED = re.compile(
-    r"\b(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|must)\s+(?:u|you|i|we|it|they|this|that|these|those|ur|your code|there)\b"
-    # (not a relative clause: "..., which are the largest ones")
-    r"|(?<!, )\b(?:what|which|where|how|whether|when)\b(?:\s+[\w'-]+){0,3}?\s+(?:is|are|do|does|did|should|would|will|can|could|shall)\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b"
+    # with the user or the assistant as subject ("for f(l, t) do u call it..."), or where a
+    # clause opens ("Also, is that..."; not "we can do this", "to do that")
+    rf"\b{_AUX}\s+(?:u|you|i|we|ur)\b"
+    rf"|{_CLAUSE}{_AUX}\s+(?:it|they|this|that|these|those|your code|there)\b"
+    # right after a wh-word ("garbage what should it do"), or before an alternative ("on ur
+    # side is it list, or string")
+    rf"|\b(?:what|which|where|how|when|who)\s+{_AUX}\s+(?:it|they|this|that|these|those)\b"
+    r"|\b(?:is|are|was|were)\s+(?:it|they|this|that)\b(?=[^.?!]*\bor\b)"
+    # a wh-word where a clause opens, before an auxiliary ("which way is that"; not a relative
+    # clause: "..., which are the largest ones", "a series where each one is the sum")
+    rf"|{_CLAUSE}(?:(?<!, )|(?!(?:which|where|when)\s+(?:is|are)\b))\b(?:what|which|where|how|whether|when)\b"
+    rf"(?:\s+[\w'-]+){{0,3}}?\s+{_AUX}\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b"
     r"|^(?:quick )?q\b|^question\b|\b(?:how|what|which|where) exactly\b",
     re.I,
 )
@@ -90,7 +101,7 @@ _PLAN = re.compile(
 )
 _INVITES = re.compile(
     rf"\b(?:correct me|if i'm wrong|if that's wrong|if not\b|unless|{_OTHERWISE}|"
-    r"shout|holler|flag (?:it|if)|speak up|push back|"
+    r"shout|holler|flag (?:it|if)|speak up|push back|stop me if|"
     r"let me know|lmk|tell me|say so|give me|if you(?:'d)? (?:prefer|rather|want|need|meant|mean|use|expect|call|pass|watch|look)|if that's not|if this isn't|"
     r"if (?:it|they|that) (?:should|needs|has to|isn't|is not)|happy to (?:change|switch|adjust)|(?:i can|i'll|easy to) (?:change|switch|adjust|adapt))",
     re.I,
@@ -98,13 +109,22 @@ _INVITES = re.compile(
 _ASSUMPTION = re.compile(
     r"\b(?:(?<!be )(?<!is )(?<!are )(?<!been )(?<!it )(?<!function )(?<!code )assum(?:e|es|ed|ing|ption)|presum(?:e|ing)|i'll go with|i will go with|going with|defaulting to|"
     r"by default i'll|i'm treating|i am treating|i'll treat|i'm taking|i'll take .{0,40} to mean|"
-    r"my (?:guess|assumption) is|"
+    r"my (?:working )?(?:guess|assumption|hypothesis) is|"
     r"i take it|i gather|i understand (?:that|it)|i suppose|i'd go with|i'm inclined to|"
     r"(?:i'm|i am) planning to|my plan is|i plan to|i'll default|for now i'll)",
     re.I,
 )
 _ASKING_HEADER = re.compile(
     r"\b(?:question|clarif|confirm|check(?!s\W*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|(?<!worth )(?<!good to )(?<!nice to )know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
+    re.I,
+)
+# "To clarify the function, here are the key points:": a purpose, not a request
+_CLARIFY_PURPOSE = re.compile(r"^to clarify (?:the|this|that|your|my)\b[^,:]*,\s*", re.I)
+# "Here's a step-by-step approach:", "here are the key points:": what follows is the
+# assistant's own plan or summary; its items ("Define a function that ...") ask only with a "?"
+_OWN_STEPS = re.compile(
+    r"\b(?:here(?:'s| is| are)|these|the following)\b[^:]*"
+    r"\b(?:steps?|step-by-step|approach|algorithm|key points|breakdown|summary|outline)\b|\bas follows\b",
     re.I,
 )
 # "If you'd rather have X, that's a one-line change.": what the user could change, not a
@@ -118,13 +138,16 @@ _EASY_CHANGE = re.compile(
 )
 # where a sentence joins a statement to what it asks: a semicolon or a dash
 STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
-# "Rename it if you need something else.", "If you meant the input order, drop the `sorted`.":
-# an edit the user can make themselves, offered, not a question (one that asks for something
+# "Rename it if you need something else.", "If you meant the input order, drop the `sorted`.",
+# "if you want it stricter, you can add a check": an edit the user can make themselves, offered, not a question (one that asks for something
 # back, "paste the call and I'll adapt it", still asks)
 _EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return)"
 _SELF_SERVICE = re.compile(
     rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
     rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$"
+    # "However, if you want it robust to other inputs, you can add some error handling."
+    r"|^(?:(?:however|also|but|and|alternatively|additionally),?\s+)?if (?:you|your)\b[^?]*?,\s*"
+    r"you (?:can|could|may|might|should|will need to|would need to|need to)\b[^?]*$"
     # "adjust the logger name or level as needed"
     rf"|^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?(?:{_EDIT}|adjust|adapt|tune)\b[^?]*"
     r"\bas (?:needed|necessary|required|you (?:like|see fit|need|prefer))\b[^?]*$",
@@ -335,8 +358,12 @@ def questions_of(message: str) -> list[Question]:
         for line, item, said in lines:
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
-            listed = item and bool(heading) and bool(_ASKING_HEADER.search(heading))
-            readings = [_asking(sentence) for sentence in said]
+            asks_heading = _ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading))
+            listed = item and bool(heading) and bool(asks_heading)
+            if item and heading and not asks_heading and _OWN_STEPS.search(heading):
+                readings = [("?" in messages.without_inline_code(s), False) for s in said]
+            else:
+                readings = [_asking(sentence) for sentence in said]
             put_up = [invited and not own and plan for own, plan in readings]
             asking = [own or up for (own, _), up in zip(readings, put_up, strict=True)]
             if listed and not any(asking) and not _evidence_item(line, heading):
