@@ -165,6 +165,15 @@ def test_an_explanation_of_the_approach_asks_nothing():
         "some error handling."
     )
     assert questions(advice) == []
+    # a question the reply answers itself, under it, asks nothing; options under it do ask
+    answered = (
+        "Here are the clarifying questions you need answered:\n\n"
+        "1. **How should the function handle duplicate elements?**\n"
+        "   - The function should return only unique elements.\n"
+    )
+    assert questions(answered) == []
+    options = "1. **What does clean mean?** Some options:\n   - no trailing whitespace,\n   - case"
+    assert questions(options) != []
     # ... while the same forms still ask where they ask
     assert questions("Also, should I sort the output") != []
     assert questions("for below_threshold(l, t) do u call it with l and t separately") != []

@@ -254,10 +254,20 @@ class Question:
         return f"{self.context} {self.text}".strip() if self.elliptical else self.text
 
 
-def _lines(paragraph: str) -> list[tuple[str, bool]]:
+_ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:a|answer)\s*(?:\*\*)?\s*[:.)-]", re.I)
+# a sentence saying what the function does, under a question: its answer, not an option
+_ANSWER = re.compile(
+    r"^(?:the|it|this|they|yes|no)\b[^?]*\b(?:should|must|will|is|are|returns?|raises?)\b[^?]*\.$",
+    re.I,
+)
+
+
+def _lines(paragraph: str) -> list[tuple[str, bool, bool]]:
     """The paragraph's logical lines (hard-wrapped prose joined), each with whether it is a
-    list item."""
-    out: list[tuple[str, bool]] = []
+    list item and whether it answers the question on the line before ("1. Which order?" then
+    "   - Ascending." indented under it, or "A: ascending.")."""
+    out: list[tuple[str, bool, bool]] = []
+    depth = 0
     for raw in paragraph.split("\n"):
         line = raw.strip()
         if not line:
@@ -266,15 +276,27 @@ def _lines(paragraph: str) -> list[tuple[str, bool]]:
         text = messages.without_bullet(line).strip() if item else line.lstrip("#> ").strip()
         if not text:
             continue
+        indent = len(raw) - len(raw.lstrip())
+        answers = (
+            bool(out)
+            and "?" in out[-1][0]
+            and "?" not in text
+            and (
+                (item and indent > depth and _ANSWER.match(text) is not None)
+                or _ANSWER_LABEL.match(text) is not None
+            )
+        )
         if (
             out
             and not item
+            and not answers
             and text[:1].islower()
             and not out[-1][0].endswith((".", "?", "!", ":"))
         ):
-            out[-1] = (out[-1][0] + " " + text, out[-1][1])
+            out[-1] = (out[-1][0] + " " + text, out[-1][1], out[-1][2])
         else:
-            out.append((text, item))
+            out.append((text, item, answers))
+            depth = indent
     return out
 
 
@@ -344,18 +366,27 @@ def questions_of(message: str) -> list[Question]:
     earlier: list[str] = []
     # each paragraph's lines, each line with whether it is a list item and its sentences
     paragraphs = [
-        [(line, item, messages.sentences(line)) for line, item in _lines(paragraph)]
+        [
+            (line, item, answers, messages.sentences(line))
+            for line, item, answers in _lines(paragraph)
+        ]
         for paragraph in messages.paragraphs(prose(message))
     ]
     # (an edit offered to the user, "rename it if you want", invites no answer)
     invited = any(
-        invites(sentence) for lines in paragraphs for _, _, said in lines for sentence in said
+        invites(sentence) for lines in paragraphs for _, _, _, said in lines for sentence in said
     )
     heading = ""
     for lines in paragraphs:
         if lines and not lines[0][1]:
             heading = ""  # a heading carries over a blank line only to the list it introduces
-        for line, item, said in lines:
+        line_start = len(found)
+        for line, item, answers, said in lines:
+            if answers:  # the assistant answers its own question: neither line asks
+                del found[line_start:]
+                earlier.extend(said)
+                continue
+            line_start = len(found)
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
             asks_heading = _ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading))
