@@ -133,8 +133,16 @@ def test_a_plain_question_reaches_its_family_beside_a_sibling_the_words_found():
     assert {"envelope", "serialized"} <= set(found)
 
 
-def test_a_generic_question_stays_generic():
-    assert make_matcher("learned").read("What should the function return?", ALL).targets(ALL) == []
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What should the function return?",
+        # a need to understand the whole input and output asks for them as a whole
+        "To clarify the problem, I need to understand the input and output formats.",
+    ],
+)
+def test_a_generic_question_stays_generic(question):
+    assert make_matcher("learned").read(question, ALL).targets(ALL) == []
 
 
 @pytest.mark.parametrize(

@@ -121,6 +121,9 @@ _GENERIC_WORDS = _GENERIC_HEAD | frozenset(
         "ok",
         "okay",
         "please",
+        "understand",
+        "clarify",
+        "problem",
     ]
 )
 
