@@ -271,6 +271,14 @@ def test_a_call_in_code_is_not_the_word_a_plain_question_asks_with():
     assert "tidy_list" in asked_plainly("Should the result be sorted, or any order?")
 
 
+def test_an_input_outside_the_tasks_own_symbols_is_bad_input():
+    legend = "And what should happen with a token that isn't in the legend: raise or skip it?"
+    assert targeted_families(legend, ALL) == ["bad_input"]
+    assert targeted_families("What should an unknown word give: an error or skip it?", ALL) == [
+        "bad_input"
+    ]
+
+
 def test_numbers_of_a_traced_example_ask_nothing_about_negatives():
     message = (
         "Checks: `[1, 2, 3]` → 6, `[-1, -5, 2]` → −4.\n\nIt returns a plain int. "

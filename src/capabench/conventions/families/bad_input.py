@@ -30,6 +30,9 @@ class BadInput(Family):
             r"\b(?:input|argument|value|arg|data)s? (?:is|are) (?:missing|absent|not given|not provided)\b",
             r"\bmissing \(none\)|\(none\)",
             r"\binvalid",
+            # "a token that isn't in the legend", "an unknown word"
+            r"\b(?:token|word|character|char|symbol|letter|note|key|entry|value)s? (?:that )?(?:isn't|is not|aren't|are not|that's not|not) (?:in|one of|among|listed in|covered by|found in) (?:the )?(?:legend|table|mapping|map|allowed|valid|known|vocabulary|alphabet)\b",
+            r"\b(?:unknown|unrecogni[sz]ed|unsupported|unexpected) (?:token|word|character|char|symbol|letter|note|key|entry|value)s?\b",
             r"\bbad (?:input|data|value|argument)",
             r"\bnull\b",
             r"\bmissing (?:input|value|argument|data|arg)",
