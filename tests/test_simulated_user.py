@@ -271,6 +271,24 @@ def test_a_call_in_code_is_not_the_word_a_plain_question_asks_with():
     assert "tidy_list" in asked_plainly("Should the result be sorted, or any order?")
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm assuming the limit is zero, as the function name suggests.",
+        "From the function name, I'm assuming the indices are every third one.",
+        'Since the function is named `add`, I\'m taking "combine" to mean addition.',
+        "Because the function is called `modp`, I'm assuming you want 2^n modulo p.",
+    ],
+)
+def test_the_name_read_as_evidence_of_the_task_asks_nothing_about_naming(message):
+    assert "naming" not in targeted_families(message, ALL)
+
+
+def test_the_name_asked_about_is_naming():
+    assert "naming" in targeted_families("Should the function be called `add`?", ALL)
+    assert "naming" in targeted_families("Is the function name `add` right for you?", ALL)
+
+
 def test_an_input_outside_the_tasks_own_symbols_is_bad_input():
     legend = "And what should happen with a token that isn't in the legend: raise or skip it?"
     assert targeted_families(legend, ALL) == ["bad_input"]

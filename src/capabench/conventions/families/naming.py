@@ -75,6 +75,12 @@ class Naming(Family):
             r"\bpublic",
         ),
         ignore=(
+            # the name read as evidence of what the task means, not asked about ("as the function
+            # name suggests", "since the function is named `add`, I'm taking...")
+            r"\b(?:as|like) the (?:function|method)(?:'s)? name (?:suggests|implies|says|indicates|hints)"
+            r"|\b(?:from|going by|given|judging by|based on|by) the (?:function|method)(?:'s)? name\b"
+            r"|\b(?:since|because|as) the (?:function|method) is (?:called|named)\b"
+            r"|\bthe (?:function |method )?name(?: `[^`]+`)? (?:suggests|implies|hints|indicates|points)\b",
             r"\bhelper\b[^.?!]{0,30}\b(?:called|named)\b|\btest (?:functions?|cases?|methods?) (?:be )?named\b|\bnaming inside the test",
             r"\brename\b(?! (?:the |this |your )?(?:function|def|method)\b)[^.?!]{0,50}\b(?:clearer|readab\w*|descriptive|cryptic|short|local)\b|\blocal (?:variable )?names?\b|\bprefix (?:sums?|arrays?|tree|trie|match\w*|code)\b",
             r"\bnaming (?:pattern|scheme|convention) for (?:the |each |a )?(?:files?|logs?|keys?|columns?|fields?|outputs?)\b",
@@ -92,11 +98,14 @@ class Naming(Family):
             r"\bcalled (?:with|once|twice|over|per|by|from|at|again|concurrently|repeatedly|often|frequently|directly|recursively|inside|within|many|multiple|several|a lot|simultaneously|\w+ times|in (?:a |the )?(?:loop|parallel|threads?|production|tests?|hot path)|on (?:each|every|a|an|the|all|many|multiple|one|single))\b",
         ),
         questions=(
-            r"\b(?:function|method)(?:'s)? name\b",
+            # (not the name read as evidence: "as the function name suggests", "from the function
+            # name, I'm assuming...")
+            r"(?<!\bas the )(?<!\blike the )(?<!\bfrom the )(?<!\bby the )(?<!\bgiven the )(?<!\bon the )"
+            r"\b(?:function|method)(?:'s)? name\b(?! (?:suggests|implies|says|indicates|hints|points))",
             r"\bname (?:of |for )?(?:the|this|my|your|that) (?:function|method)\b",
             # (what the function is called, not a branch, a test module, a temporary list)
             r"\bwhat (?:should|do|would|shall|must) (?:i|we|you) (?:call|name)\b" + _NOT_ITS_NAME,
-            r"(?<!\bwhen )(?<!\bhow )(?<!\bonce )(?<!\bwhenever )(?<!\bwhen the )(?<!\bhow the )(?<!\bonce the )\b(?:function|method|it) (?:be |is )?(?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
+            r"(?<!\bwhen )(?<!\bhow )(?<!\bonce )(?<!\bwhenever )(?<!\bwhen the )(?<!\bhow the )(?<!\bonce the )(?<!\bsince the )(?<!\bbecause the )(?<!\bas the )\b(?:function|method|it) (?:be |is )?(?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
             r"(?<!file \()(?<!files \()(?<!logger \()(?<!logging \()\bwhich (?:function |method )?name\b(?!\s*/\s*(?:location|path|folder))(?! and (?:log )?level)",
             r"\b(?:correct|right|intended|expected|preferred) (?:function |method )?name\b",
             r"^(?!.*\b(?:branch|test|file|module|variable|var|temp|class|folder|directory|commit|column|key)\w*\b).*\bnaming (?:convention|scheme|style|pattern)s?\b",
