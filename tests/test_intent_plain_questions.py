@@ -12,6 +12,7 @@ import pytest
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent import make_matcher
+from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import (
     Alternation,
     LiteralIndex,
@@ -139,10 +140,17 @@ def test_a_plain_question_reaches_its_family_beside_a_sibling_the_words_found():
         "What should the function return?",
         # a need to understand the whole input and output asks for them as a whole
         "To clarify the problem, I need to understand the input and output formats.",
+        "What is the expected input format for the function?",
+        "Which format should the output be in?",
     ],
 )
 def test_a_generic_question_stays_generic(question):
+    assert generic(question)
     assert make_matcher("learned").read(question, ALL).targets(ALL) == []
+
+
+def test_which_of_alternatives_named_before_is_no_generic_question():
+    assert not generic("Which should the function return?")
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,6 @@ _GENERIC_WORDS = _GENERIC_HEAD | frozenset(
         "that",
         "what",
         "what's",
-        "which",
         "how",
         "any",
         "anything",
@@ -94,6 +93,7 @@ _GENERIC_WORDS = _GENERIC_HEAD | frozenset(
         "look",
         "looks",
         "like",
+        "function",
         "function's",
         "detail",
         "details",
@@ -130,7 +130,10 @@ _GENERIC_WORDS = _GENERIC_HEAD | frozenset(
 
 def generic(question: str) -> bool:
     """Whether a question asks only for the whole input, output or requirements."""
-    words = re.findall(r"[a-z][a-z']*", question.lower())
+    # "which format?" asks for the whole format; a bare "which should it return?" points back
+    # at alternatives named before it
+    text = re.sub(r"\bwhich (?=(?:format|type|kind|form|shape)s?\b)", "what ", question.lower())
+    words = re.findall(r"[a-z][a-z']*", text)
     return (
         bool(words)
         and all(w in _GENERIC_WORDS for w in words)
