@@ -160,6 +160,11 @@ def test_an_explanation_of_the_approach_asks_nothing():
         "2. It returns `True` if all numbers are below `t`."
     )
     assert questions(summary) == []
+    criteria = (
+        "To implement it, we need to check if the string meets the following criteria:\n"
+        "1. The length of the string is at least 3.\n2. No letter appears twice in a row."
+    )
+    assert questions(criteria) == []
     advice = (
         "However, if you want the function to handle other types of inputs, you can add "
         "some error handling."

@@ -124,9 +124,12 @@ _CLARIFY_PURPOSE = re.compile(r"^to clarify (?:the|this|that|your|my)\b[^,:]*,\s
 # assistant's own plan or summary; its items ("Define a function that ...") ask only with a "?"
 _OWN_STEPS = re.compile(
     r"\b(?:here(?:'s| is| are)|these|the following)\b[^:]*"
-    r"\b(?:steps?|step-by-step|approach|algorithm|key points|breakdown|summary|outline)\b|\bas follows\b",
+    r"\b(?:steps?|step-by-step|approach|algorithm|key points|breakdown|summary|outline)\b|\bas follows\b"
+    r"|\bthe following (?:criteria|conditions|rules|requirements|properties|cases)\b",
     re.I,
 )
+# (... unless the heading says its items are questions)
+_QUESTIONS_AHEAD = re.compile(r"\b(?:questions?|clarif\w*|unclear|confirm|decide)\b", re.I)
 # "If you'd rather have X, that's a one-line change.": what the user could change, not a
 # question (a request beside it still asks)
 _EASY_CHANGE = re.compile(
@@ -389,7 +392,9 @@ def questions_of(message: str) -> list[Question]:
             line_start = len(found)
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
-            asks_heading = _ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading))
+            asks_heading = _ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading)) and not (
+                _OWN_STEPS.search(heading) and not _QUESTIONS_AHEAD.search(heading)
+            )
             listed = item and bool(heading) and bool(asks_heading)
             if item and heading and not asks_heading and _OWN_STEPS.search(heading):
                 readings = [("?" in messages.without_inline_code(s), False) for s in said]
