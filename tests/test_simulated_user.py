@@ -177,6 +177,14 @@ def test_an_explanation_of_the_approach_asks_nothing():
         "   - The function should return only unique elements.\n"
     )
     assert questions(answered) == []
+    described = (
+        "1. **What is the input to the function?**\n"
+        "   - The function takes two parameters: a list of strings and a prefix.\n"
+        "2. **What is the expected behavior?**\n"
+        "   - The function should return an empty list if the input list is empty.\n"
+        "   - It keeps only the strings that start with the prefix."
+    )
+    assert questions(described) == []
     options = "1. **What does clean mean?** Some options:\n   - no trailing whitespace,\n   - case"
     assert questions(options) != []
     # ... while the same forms still ask where they ask
@@ -287,6 +295,11 @@ def test_a_call_in_code_is_not_the_word_a_plain_question_asks_with():
 )
 def test_the_name_read_as_evidence_of_the_task_asks_nothing_about_naming(message):
     assert "naming" not in targeted_families(message, ALL)
+
+
+def test_upper_and_lower_case_as_the_same_character_is_matching_not_the_returned_case():
+    question = "Should the function consider uppercase and lowercase as the same character?"
+    assert "clean_text" not in targeted_families(question, ALL)
 
 
 def test_the_name_asked_about_is_naming():

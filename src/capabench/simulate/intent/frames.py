@@ -29,6 +29,8 @@ _OTHER_FRAME = {
     # the case of the input, or of a comparison, is not the returned text's
     "clean_text": re.compile(
         r"\b(?:match\w*|compar\w*|sensitiv\w*|insensitiv\w*|ignor\w*|treat\w*|sorts?|sorted|sorting)\b"
+        # ("consider uppercase and lowercase as the same character?")
+        r"|\b(?:the )?same (?:character|letter|char)s?\b"
         r"|\b(?:is|are|will) (?:the |my |your |an? )?(?:input|given|incoming)?\s*(?:string|text|word|letter)s?"
         r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
         # ("your examples are all lowercase single words")

@@ -260,7 +260,8 @@ class Question:
 _ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:a|answer)\s*(?:\*\*)?\s*[:.)-]", re.I)
 # a sentence saying what the function does, under a question: its answer, not an option
 _ANSWER = re.compile(
-    r"^(?:the|it|this|they|yes|no)\b[^?]*\b(?:should|must|will|is|are|returns?|raises?)\b[^?]*\.$",
+    r"^(?:the|it|this|they|yes|no)\b[^?]*\b(?:should|must|will|is|are|returns?|raises?)\b[^?]*\.$"
+    r"|^(?:the|this) (?:function|input|output|result|code)\b[^?]*\.$",
     re.I,
 )
 
@@ -282,11 +283,12 @@ def _lines(paragraph: str) -> list[tuple[str, bool, bool]]:
         indent = len(raw) - len(raw.lstrip())
         answers = (
             bool(out)
-            and "?" in out[-1][0]
             and "?" not in text
             and (
-                (item and indent > depth and _ANSWER.match(text) is not None)
-                or _ANSWER_LABEL.match(text) is not None
+                # an answer under the question, or a second line of that answer
+                ("?" in out[-1][0] and item and indent > depth and _ANSWER.match(text) is not None)
+                or ("?" in out[-1][0] and _ANSWER_LABEL.match(text) is not None)
+                or (out[-1][2] and item and indent >= depth)
             )
         )
         if (
