@@ -136,6 +136,16 @@ def test_the_best_guess_when_something_is_asked_but_nothing_kept():
     assert LearnedMatcher(weights).read(question, ALL).targets(ALL) == []
 
 
+def test_a_generic_question_beside_others_gives_the_words_only_models_nothing():
+    weights = _weights(words_ngrams={"input_format": {"expected": 6.0}})
+    guessing = weights.model_copy(update={"asked_threshold": 0.1, "best_threshold": 0.5})
+    specific = "Which layout is expected when you call it? And what if the list is empty?"
+    assert make_matcher("rules").read(specific, ALL).targets(ALL) == []
+    assert LearnedMatcher(guessing).read(specific, ALL).targets(ALL) == ["input_format"]
+    generic = "What is the expected input? And what if the list is empty?"
+    assert LearnedMatcher(guessing).read(generic, ALL).targets(ALL) == []
+
+
 def test_code_in_the_message_is_read_as_code_words():
     message = (
         'Which of these returns should stay?\n\n```python\nreturn "yes" if ok else "no"'

@@ -32,6 +32,8 @@ class QuestionReading(BaseModel):
     # families (of all) the sentence asks about in plain words (their vocabulary's
     # `questions`): no second opinion takes these away
     plainly: tuple[str, ...] = ()
+    # it asks only for the whole input, output or requirements (generic.py): it reveals nothing
+    generic: bool = False
 
 
 class Reading(BaseModel):

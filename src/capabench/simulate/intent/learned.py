@@ -47,7 +47,6 @@ from capabench.conventions import REGISTRY
 from capabench.messages import code_spans
 from capabench.simulate.intent.base import Reading, register
 from capabench.simulate.intent.frames import other_frame
-from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.rules import READINGS_KEPT, RulesMatcher, plain
 from capabench.simulate.intent.text import Question
 
@@ -119,8 +118,8 @@ class Evidence(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     ngrams: frozenset[str]
-    # the asking sentences' n-grams alone: what a family the rules missed is taken on (a
-    # draft's `return "yes"` says which reading a question has, never that one was asked)
+    # the (not generic) asking sentences' n-grams alone: what a family the rules missed is taken
+    # on (a draft's `return "yes"` says which reading a question has, never that one was asked)
     prose: frozenset[str]
     # a targeted family's own questions (those the rules read it in): a message that asks
     # about two families doesn't dilute the one with the other's words
@@ -236,11 +235,14 @@ def evidence(message: str) -> Evidence:
             own.setdefault(f, []).append(text)
     summed, norm = meaning(" ".join(read))
     prose = ngrams(" ".join(texts))
+    # what the words-only models read: not a generic question's words ("what is the expected
+    # input format?" names no family)
+    specific = [t for t, q in zip(texts, reading.questions, strict=True) if not q.generic]
     return Evidence(
         meaning=summed,
         norm=norm,
         ngrams=prose | code_words(message),
-        prose=prose,
+        prose=prose if len(specific) == len(texts) else ngrams(" ".join(specific)),
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
             f: (
@@ -333,7 +335,7 @@ class LearnedMatcher:
         """The reading over every family, and the rules targets the models vetoed."""
         ev = evidence(message)
         # nothing asked, or only generic questions (the whole input or output): nothing to say
-        if all(generic(q.text) for q in ev.reading.questions):
+        if all(q.generic for q in ev.reading.questions):
             return ev.reading.model_copy(update={"matcher": self.name}), frozenset()
         w = self.weights
         targeted = {f for f, (t, *_) in ev.rules.items() if t}
@@ -366,7 +368,7 @@ class LearnedMatcher:
         # words they hold (the models' words, "as usual", then speak of another family's habit).
         # The best guess, when nothing is kept yet something is asked, may be a family whose
         # words the question lacks (a paraphrase the rules miss).
-        asking = plain(" ".join(q.text for q in ev.reading.questions))
+        asking = plain(" ".join(q.text for q in ev.reading.questions if not q.generic))
         framed = {f for f in words if not other_frame(f, asking)}
         added = {
             f

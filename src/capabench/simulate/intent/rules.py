@@ -299,6 +299,7 @@ class RulesMatcher:
                     targets=tuple(targets),
                     best=found[0] if found else None,
                     plainly=tuple(sorted({*plainly, *quoted})),
+                    generic=is_generic,
                 )
             )
         # What the draft does is put up for correction by an invitation that names nothing
