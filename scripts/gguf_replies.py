@@ -1,7 +1,8 @@
 """A GGUF model's first replies to a file of requests (one JSON object a line, with `n`,
 `session` and `request`), under one system prompt. Issue 27: real model questions for
-tests/data/real_questions from any model llama.cpp runs here (the HumanEval requests of the
-`he` parts under framing B, HumanEvalComm's setting in words of our own).
+tests/data/real_questions from any model llama.cpp runs here (the `local-qwen2.5-coder-1.5b`
+parts: the `he` parts' HumanEval requests under framing E, tests/data/real_questions/README.md;
+the default system prompt is framing B, HumanEvalComm's setting in words of our own).
 
     PYTHONPATH=src python scripts/gguf_replies.py MODEL.gguf REQUESTS.jsonl OUT.jsonl
         [--system-file F] [--temperatures 0] [--threads 2] [--max-tokens 300] [--until HH:MM]
@@ -51,12 +52,15 @@ def main() -> int:
     ap.add_argument("--max-tokens", type=int, default=300)
     ap.add_argument("--until", default=None, help="UTC HH:MM: start no reply after it")
     args = ap.parse_args()
-    for path in (args.gguf, args.requests):
-        if not path.is_file():
+    for path in (args.gguf, args.requests, args.system_file):
+        if path is not None and not path.is_file():
             print(f"no such file: {path}", file=sys.stderr)
             return 1
     system = args.system_file.read_text().strip() if args.system_file else FRAMING_B
     requests = [json.loads(line) for line in args.requests.read_text().splitlines() if line]
+    if any({"n", "session", "request"} - set(r) for r in requests):
+        print(f"{args.requests}: every line needs n, session and request", file=sys.stderr)
+        return 1
     done = set()
     if args.out.is_file():
         done = {(r["session"], r["temperature"]) for r in map(json.loads, args.out.open())}
@@ -104,4 +108,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # every reply written is kept (one flushed line each)
+        sys.exit("interrupted: the replies written so far are kept; the same command carries on")
