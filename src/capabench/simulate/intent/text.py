@@ -142,8 +142,9 @@ _EASY_CHANGE = re.compile(
 # where a sentence joins a statement to what it asks: a semicolon or a dash
 STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 # "Rename it if you need something else.", "If you meant the input order, drop the `sorted`.",
-# "if you want it stricter, you can add a check": an edit the user can make themselves, offered, not a question (one that asks for something
-# back, "paste the call and I'll adapt it", still asks)
+# "if you want it stricter, you can add a check": an edit the user can make themselves, offered,
+# not a question (one that asks for something back, "paste the call and I'll adapt it", still
+# asks)
 _EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return)"
 _SELF_SERVICE = re.compile(
     rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
@@ -369,7 +370,8 @@ def questions_of(message: str) -> list[Question]:
     """The sentences of a message that ask the user something, code blocks left out."""
     found: list[Question] = []
     earlier: list[str] = []
-    # each paragraph's lines, each line with whether it is a list item and its sentences
+    # each paragraph's lines, each line with whether it is a list item, whether it answers the
+    # question above it, and its sentences
     paragraphs = [
         [
             (line, item, answers, messages.sentences(line))
@@ -394,11 +396,12 @@ def questions_of(message: str) -> list[Question]:
             line_start = len(found)
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
-            asks_heading = _ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading)) and not (
-                _OWN_STEPS.search(heading) and not _QUESTIONS_AHEAD.search(heading)
+            own_steps = bool(heading) and _OWN_STEPS.search(heading) is not None
+            asks_heading = bool(_ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading))) and not (
+                own_steps and not _QUESTIONS_AHEAD.search(heading)
             )
-            listed = item and bool(heading) and bool(asks_heading)
-            if item and heading and not asks_heading and _OWN_STEPS.search(heading):
+            listed = item and bool(heading) and asks_heading
+            if item and own_steps and not asks_heading:
                 readings = [("?" in messages.without_inline_code(s), False) for s in said]
             else:
                 readings = [_asking(sentence) for sentence in said]
