@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from capabench import messages
+from capabench.simulate.intent.lists import heading_kind, lines_of
 from capabench.simulate.intent.prose import prose
 
 _INTERROGATIVE = re.compile(
@@ -114,22 +115,6 @@ _ASSUMPTION = re.compile(
     r"(?:i'm|i am) planning to|my plan is|i plan to|i'll default|for now i'll)",
     re.I,
 )
-_ASKING_HEADER = re.compile(
-    r"\b(?:question|clarif|confirm|check(?!s\W*:$|ed\b|ing (?:it |them )?(?:against|your|the|with)\b)|(?<!worth )(?<!good to )(?<!nice to )know|unclear|open point|need to (?:know|ask|check|confirm|clarify|decide|understand)|decide|ask|wonder|unsure|assum|before i)\w*",
-    re.I,
-)
-# "To clarify the function, here are the key points:": a purpose, not a request
-_CLARIFY_PURPOSE = re.compile(r"^to clarify (?:the|this|that|your|my)\b[^,:]*,\s*", re.I)
-# "Here's a step-by-step approach:", "here are the key points:": what follows is the
-# assistant's own plan or summary; its items ("Define a function that ...") ask only with a "?"
-_OWN_STEPS = re.compile(
-    r"\b(?:here(?:'s| is| are)|these|the following)\b[^:]*"
-    r"\b(?:steps?|step-by-step|approach|algorithm|key points|breakdown|summary|outline)\b|\bas follows\b"
-    r"|\bthe following (?:criteria|conditions|rules|requirements|properties|cases)\b",
-    re.I,
-)
-# (... unless the heading says its items are questions)
-_QUESTIONS_AHEAD = re.compile(r"\b(?:questions?|clarif\w*|unclear|confirm|decide)\b", re.I)
 # "If you'd rather have X, that's a one-line change.": what the user could change, not a
 # question (a request beside it still asks)
 _EASY_CHANGE = re.compile(
@@ -258,54 +243,6 @@ class Question:
         return f"{self.context} {self.text}".strip() if self.elliptical else self.text
 
 
-_ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:a|answer)\s*(?:\*\*)?\s*[:.)-]", re.I)
-# a sentence saying what the function does, under a question: its answer, not an option
-_ANSWER = re.compile(
-    r"^(?:the|it|this|they|yes|no)\b[^?]*\b(?:should|must|will|is|are|returns?|raises?)\b[^?]*\.$"
-    r"|^(?:the|this) (?:function|input|output|result|code)\b[^?]*\.$",
-    re.I,
-)
-
-
-def _lines(paragraph: str) -> list[tuple[str, bool, bool]]:
-    """The paragraph's logical lines (hard-wrapped prose joined), each with whether it is a
-    list item and whether it answers the question on the line before ("1. Which order?" then
-    "   - Ascending." indented under it, or "A: ascending.")."""
-    out: list[tuple[str, bool, bool]] = []
-    depth = 0
-    for raw in paragraph.split("\n"):
-        line = raw.strip()
-        if not line:
-            continue
-        item = messages.is_list_item(line) and not line.startswith("**")
-        text = messages.without_bullet(line).strip() if item else line.lstrip("#> ").strip()
-        if not text:
-            continue
-        indent = len(raw) - len(raw.lstrip())
-        answers = (
-            bool(out)
-            and "?" not in text
-            and (
-                # an answer under the question, or a second line of that answer
-                ("?" in out[-1][0] and item and indent > depth and _ANSWER.match(text) is not None)
-                or ("?" in out[-1][0] and _ANSWER_LABEL.match(text) is not None)
-                or (out[-1][2] and item and indent >= depth)
-            )
-        )
-        if (
-            out
-            and not item
-            and not answers
-            and text[:1].islower()
-            and not out[-1][0].endswith((".", "?", "!", ":"))
-        ):
-            out[-1] = (out[-1][0] + " " + text, out[-1][1], out[-1][2])
-        else:
-            out.append((text, item, answers))
-            depth = indent
-    return out
-
-
 @lru_cache(maxsize=4096)  # read once for the invitation, once for the question
 def _said_to_answer(sentence: str) -> str:
     """The sentence without what only offers the user a change of their own ("If you'd
@@ -375,7 +312,7 @@ def questions_of(message: str) -> list[Question]:
     paragraphs = [
         [
             (line, item, answers, messages.sentences(line))
-            for line, item, answers in _lines(paragraph)
+            for line, item, answers in lines_of(paragraph)
         ]
         for paragraph in messages.paragraphs(prose(message))
     ]
@@ -396,10 +333,7 @@ def questions_of(message: str) -> list[Question]:
             line_start = len(found)
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
-            own_steps = bool(heading) and _OWN_STEPS.search(heading) is not None
-            asks_heading = bool(_ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading))) and not (
-                own_steps and not _QUESTIONS_AHEAD.search(heading)
-            )
+            asks_heading, own_steps = heading_kind(heading)
             listed = item and bool(heading) and asks_heading
             if item and own_steps and not asks_heading:
                 readings = [("?" in messages.without_inline_code(s), False) for s in said]
