@@ -64,21 +64,37 @@ _REQUEST = re.compile(
 _AUX = r"(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|must)"
 _CLAUSE = r"(?:^|(?<=[,;:(+&])\s*|(?<=\s[–—-])\s*|\b(?:and|or|but|so|also|then|plus|if so|if not)\s+|\*\*)"
 _INVERTED = re.compile(
-    # with the user or the assistant as subject ("for f(l, t) do u call it..."), or where a
-    # clause opens ("Also, is that..."; not "we can do this", "to do that")
+    # with the user or the assistant as subject ("for f(l, t) do u call it...")
     rf"\b{_AUX}\s+(?:u|you|i|we|ur)\b"
-    rf"|{_CLAUSE}{_AUX}\s+(?:it|they|this|that|these|those|your code|there)\b"
     # right after a wh-word ("garbage what should it do"), or before an alternative ("on ur
     # side is it list, or string")
     rf"|\b(?:what|which|where|how|when|who)\s+{_AUX}\s+(?:it|they|this|that|these|those)\b"
     r"|\b(?:is|are|was|were)\s+(?:it|they|this|that)\b(?=[^.?!]*\bor\b)"
-    # a wh-word where a clause opens, before an auxiliary ("which way is that"; not a relative
-    # clause: "..., which are the largest ones", "a series where each one is the sum")
-    rf"|{_CLAUSE}(?:(?<!, )|(?!(?:which|where|when)\s+(?:is|are)\b))\b(?:what|which|where|how|whether|when)\b"
-    rf"(?:\s+[\w'-]+){{0,3}}?\s+{_AUX}\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b"
     r"|^(?:quick )?q\b|^question\b|\b(?:how|what|which|where) exactly\b",
     re.I,
 )
+# ... and where a clause opens ("Also, is that..."; not "we can do this", "to do that"), or a
+# wh-word where a clause opens, before an auxiliary ("which way is that"; not a relative clause:
+# "..., which are the largest ones", "a series where each one is the sum"); looked for only
+# where an auxiliary comes before a subject at all (the clause test at every position is slow)
+_AUX_SUBJECT = re.compile(
+    rf"\b{_AUX}\s+(?:u|you|i|we|ur|it|they|this|that|these|those|your code|there|the)\b", re.I
+)
+_INVERTED_IN_CLAUSE = re.compile(
+    rf"{_CLAUSE}{_AUX}\s+(?:it|they|this|that|these|those|your code|there)\b"
+    rf"|{_CLAUSE}(?:(?<!, )|(?!(?:which|where|when)\s+(?:is|are)\b))\b(?:what|which|where|how|whether|when)\b"
+    rf"(?:\s+[\w'-]+){{0,3}}?\s+{_AUX}\s+(?:that|this|it|they|you|u|i|we|those|these|the)\b",
+    re.I,
+)
+
+
+def _inverted(sentence: str) -> bool:
+    return _INVERTED.search(sentence) is not None or (
+        _AUX_SUBJECT.search(sentence) is not None
+        and _INVERTED_IN_CLAUSE.search(sentence) is not None
+    )
+
+
 _ALTERNATIVE = re.compile(
     r"^(?!(?:i|i'm|i've|i'll|i'd|it|it's|its|this|that|here|here's|we|we'll|the function|my|our|you|your|there|so|now|then|note|some|a|an)\b)"
     r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had|also (?:return|raise|give|work|handle|fail|get|count|go|pass|map)\w*|already|still|instead of|rather than)\b)"
@@ -274,7 +290,7 @@ def _asking(sentence: str) -> tuple[bool, bool]:
     own = bool(
         "?" in messages.without_inline_code(s)
         or (_INTERROGATIVE.match(s) and not heading)
-        or _INVERTED.search(s)
+        or _inverted(s)
         or _REQUEST.search(s)
         or _ASSUMPTION.search(s)
         or (
