@@ -141,60 +141,53 @@ def test_statements_ask_nothing_however_they_open():
     assert questions(notes) == []
 
 
-def test_an_explanation_of_the_approach_asks_nothing():
-    # A small model's reply explains before its code: no verb of a relative clause or of an
-    # infinitive opens a question, an announced plan's steps are the assistant's, and advice
-    # for the user's own edit asks nothing
-    assert questions("It is a series of numbers where each number is the sum of the two.") == []
-    assert questions("To do this, we can compare each element with the next one.") == []
-    assert questions("We can do this by taking the cube root of `a`.") == []
-    steps = (
-        "Here's a step-by-step approach to achieve this:\n\n"
-        "1. Define a function `hex_key` that takes a string `num` as input.\n"
-        "2. Return the count."
-    )
-    assert questions(steps) == []
-    summary = (
-        "To clarify the function, here are the key points:\n"
-        "1. The function takes two parameters: `l` (a list of numbers) and `t`.\n"
-        "2. It returns `True` if all numbers are below `t`."
-    )
-    assert questions(summary) == []
-    criteria = (
-        "To implement it, we need to check if the string meets the following criteria:\n"
-        "1. The length of the string is at least 3.\n2. No letter appears twice in a row."
-    )
-    assert questions(criteria) == []
-    advice = (
-        "However, if you want the function to handle other types of inputs, you can add "
-        "some error handling."
-    )
-    assert questions(advice) == []
-    # a question the reply answers itself, under it, asks nothing; options under it do ask
-    answered = (
-        "Here are the clarifying questions you need answered:\n\n"
-        "1. **How should the function handle duplicate elements?**\n"
-        "   - The function should return only unique elements.\n"
-    )
-    assert questions(answered) == []
-    described = (
-        "1. **What is the input to the function?**\n"
-        "   - The function takes two parameters: a list of strings and a prefix.\n"
-        "2. **What is the expected behavior?**\n"
-        "   - The function should return an empty list if the input list is empty.\n"
-        "   - It keeps only the strings that start with the prefix."
-    )
-    assert questions(described) == []
-    options = "1. **What does clean mean?** Some options:\n   - no trailing whitespace,\n   - case"
-    assert questions(options) != []
-    # ... while the same forms still ask where they ask
-    assert questions("Also, should I sort the output") != []
-    assert questions("for below_threshold(l, t) do u call it with l and t separately") != []
-    assert questions("if the input is None or garbage what should it do") != []
-    assert questions("on ur side is it list, or string") != []
-    assert questions("Here are the steps:\n1. Should negatives raise?") != []
-    assert questions("If you want a different name, you can tell me.") != []
-    assert questions("My working hypothesis is lowercase; stop me if you had another rule.") != []
+# A small model's reply explains before its code: no verb of a relative clause or of an
+# infinitive opens a question, an announced plan's steps are the assistant's, advice for the
+# user's own edit asks nothing, nor does a question the reply answers itself, under it
+EXPLAINING = [
+    "It is a series of numbers where each number is the sum of the two.",
+    "To do this, we can compare each element with the next one.",
+    "We can do this by taking the cube root of `a`.",
+    "Here's a step-by-step approach to achieve this:\n\n"
+    "1. Define a function `hex_key` that takes a string `num` as input.\n"
+    "2. Return the count.",
+    "To clarify the function, here are the key points:\n"
+    "1. The function takes two parameters: `l` (a list of numbers) and `t`.\n"
+    "2. It returns `True` if all numbers are below `t`.",
+    "To implement it, we need to check if the string meets the following criteria:\n"
+    "1. The length of the string is at least 3.\n2. No letter appears twice in a row.",
+    "However, if you want the function to handle other types of inputs, you can add "
+    "some error handling.",
+    "Here are the clarifying questions you need answered:\n\n"
+    "1. **How should the function handle duplicate elements?**\n"
+    "   - The function should return only unique elements.\n",
+    "1. **What is the input to the function?**\n"
+    "   - The function takes two parameters: a list of strings and a prefix.\n"
+    "2. **What is the expected behavior?**\n"
+    "   - The function should return an empty list if the input list is empty.\n"
+    "   - It keeps only the strings that start with the prefix.",
+]
+# ... while the same forms still ask where they ask (options under a question, too)
+STILL_ASKING = [
+    "1. **What does clean mean?** Some options:\n   - no trailing whitespace,\n   - case",
+    "Also, should I sort the output",
+    "for below_threshold(l, t) do u call it with l and t separately",
+    "if the input is None or garbage what should it do",
+    "on ur side is it list, or string",
+    "Here are the steps:\n1. Should negatives raise?",
+    "If you want a different name, you can tell me.",
+    "My working hypothesis is lowercase; stop me if you had another rule.",
+]
+
+
+@pytest.mark.parametrize("message", EXPLAINING)
+def test_an_explanation_of_the_approach_asks_nothing(message):
+    assert questions(message) == []
+
+
+@pytest.mark.parametrize("message", STILL_ASKING)
+def test_the_forms_an_explanation_shares_still_ask_where_they_ask(message):
+    assert questions(message) != []
 
 
 def test_a_list_item_asks_where_it_asks_and_its_heading_is_its_last_sentence():

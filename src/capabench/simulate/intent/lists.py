@@ -29,7 +29,7 @@ _QUESTIONS_AHEAD = re.compile(r"\b(?:questions?|clarif\w*|unclear|confirm|decide
 def heading_kind(heading: str) -> tuple[bool, bool]:
     """Whether a list's heading introduces questions ("A few things to confirm:"), and whether
     it announces the assistant's own steps or summary ("Here's a step-by-step approach:")."""
-    own_steps = bool(heading) and _OWN_STEPS.search(heading) is not None
+    own_steps = _OWN_STEPS.search(heading) is not None
     asks = bool(_ASKING_HEADER.search(_CLARIFY_PURPOSE.sub("", heading))) and not (
         own_steps and not _QUESTIONS_AHEAD.search(heading)
     )

@@ -349,8 +349,8 @@ def questions_of(message: str) -> list[Question]:
             line_start = len(found)
             if not item:  # what introduces a list: the line's last sentence, not its prose
                 heading = said[-1] if said and line.endswith(":") else ""
-            asks_heading, own_steps = heading_kind(heading)
-            listed = item and bool(heading) and asks_heading
+            asks_heading, own_steps = heading_kind(heading) if item and heading else (False, False)
+            listed = item and asks_heading
             if item and own_steps and not asks_heading:
                 readings = [("?" in messages.without_inline_code(s), False) for s in said]
             else:
