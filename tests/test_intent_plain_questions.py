@@ -51,6 +51,12 @@ PLAIN = [
     ("What do you want the decoder function to be called?", "naming"),
     ("If you call it with a different name, tell me and I'll wire it up.", "naming"),
     ("What should happen to a value that isn't a number?", "bad_input"),
+    ("Should the output contain unique elements only?", "tidy_list"),
+    # whether the returned number is rounded: defensible by the corpus rule, and what real
+    # models' plain questions about the result ask (issue 27's reviewers' classes)
+    ("Should the average be rounded to the nearest integer, or returned as is?", "number_style"),
+    ("How many decimal places should the result have?", "number_style"),
+    ("Do you want me to round the result to 2 decimal places?", "number_style"),
 ]
 
 # A string offered beside a number, a bool or a print asks whether the result is text, as
@@ -221,6 +227,11 @@ NOT_ASKED = [
     ("Python sorts uppercase before lowercase: is that the order you want?", "clean_text"),
     # beside decoding, encoding is the task's own cipher
     ("The decoder has to be its exact inverse, so which encoding did you use?", "serialized"),
+    # how to round (halves, up or down, intermediate values) is the task's arithmetic
+    ("When the value is halfway between two integers, should it round up?", "number_style"),
+    ("The rounding rule is unclear: should 14.5 round to 15 or 14?", "number_style"),
+    ("Should I round the intermediate values?", "number_style"),
+    ("Should the input numbers be rounded before summing?", "number_style"),
 ]
 
 

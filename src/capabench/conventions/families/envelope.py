@@ -76,7 +76,7 @@ class Envelope(Family):
             r"\bresponse",
         ),
         ignore=(
-            r"\bas[- ]is\b(?=[^.?!]{0,30}\b(?:order|sort\w*|arrang\w*|dedup\w*|duplicat\w*))|\b(?:order|sort\w*|arrang\w*)\b[^.?!]{0,30}\bas[- ]is\b",
+            r"\bas[- ]is\b(?=[^.?!]{0,30}\b(?:order|sort\w*|arrang\w*|dedup\w*|duplicat\w*))|\b(?:order|sort\w*|arrang\w*|round\w*)\b[^.?!]{0,50}\bas[- ]is\b",
             r"\b(?:parenthes\w*|brackets?|lists?|structures?|depth|levels?|calls?)\b[^.?!]{0,20}\bnested\b|\bnested (?:in|inside) (?:real |the |an? )?(?:inputs?|strings?|lists?|expressions?|loops?|functions?)\b",
             r"\bwrap(?:s|ping)? around\b(?!\s+(?:the |a |an |it |each )?(?:result|value|output|return|answer))",
             r"\bnested (?:inside|in|within) (?:the |a |an )?(?:main |outer |enclosing |parent )?(?:function|module|class|loop|scope|def)\b",

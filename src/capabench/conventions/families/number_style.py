@@ -35,6 +35,13 @@ _BODIES = {
 }
 
 
+# how a number is rounded (halves, up or down, floor) is the task's own arithmetic
+_NOT_HOW_TO_ROUND = (
+    r"^(?!.*\b(?:half\w*|ties?|tie-break\w*|up or down|down or up|away from zero|towards? zero|"
+    r"banker\w*|floor\w*|ceil\w*|truncat\w*|inputs?|arguments?|intermediate|before|each step)\b|.*\.5\b)"
+)
+
+
 @register
 class NumberStyle(Family):
     id = "number_style"
@@ -107,6 +114,16 @@ class NumberStyle(Family):
             r"\b(?:number|result|count|value)s?\b[^.?!]{0,25}\b(?:in words|as words|spelled out|as an ordinal|ordinal|zero[- ]padded|padded|with leading zeros)\b",
             r"\b(?:in words|spelled out|as an ordinal|zero[- ]padded|leading zeros)\b[^.?!]{0,25}\b(?:or|vs)\b[^.?!]{0,15}\b(?:digits|numerals|a number|an integer|plain)\b",
             r"\bformat (?:of )?(?:the )?(?:returned )?(?:number|count|result number)\b",
+            # whether the returned number is rounded or kept as it is (the corpus rule: a
+            # defensible reveal; real models' questions ask it plainly), not how to round
+            # (halves, up or down: the task's arithmetic)
+            _NOT_HOW_TO_ROUND
+            + r".*(?:\bround(?:ed|ing)?\b[^.?!]{0,50}\b(?:or|vs)\b[^.?!]{0,40}\b(?:as is|as-is|unrounded|exact|full precision|original|raw|float)\b"
+            r"|\b(?:as is|as-is|unrounded|full precision|exact (?:value|float))\b[^.?!]{0,40}\bor\b[^.?!]{0,30}\bround(?:ed|ing)?\b"
+            r"|\b(?:result|output|value|answer|average|mean|number|return\w*)\b[^.?!]{0,30}\bround(?:ed)? to\b[^.?!]{0,20}\b(?:decimal|places?|digits?|integer|whole|nearest)"
+            r"|\bround\w*\b[^.?!]{0,30}\bto (?:\w+ ){0,2}(?:decimal|places|significant)"
+            r"|\bhow many decimal (?:places|digits)\b"
+            r"|\bshould (?:i|we|it|the (?:result|output|returned value|value|answer|average|mean|number)) (?:be )?round(?:ed)?\b)",
         ),
     )
     exemplars = (
