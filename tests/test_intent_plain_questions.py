@@ -57,6 +57,23 @@ PLAIN = [
     ("Should the average be rounded to the nearest integer, or returned as is?", "number_style"),
     ("How many decimal places should the result have?", "number_style"),
     ("Do you want me to round the result to 2 decimal places?", "number_style"),
+    ("What should happen if the inputs are not integers?", "bad_input"),
+    (
+        "Should the function return the elements in the same order as they appear in the input?",
+        "tidy_list",
+    ),
+]
+
+# An input that is not a positive integer may be negative or not an integer at all.
+PLAIN_TWO = [
+    (
+        "How should the function handle cases where the input is not a positive integer?",
+        ["bad_input", "negative_input"],
+    ),
+    (
+        "How do you handle the case where the input values are not valid (e.g. negative lengths)?",
+        ["bad_input", "negative_input"],
+    ),
 ]
 
 # A string offered beside a number, a bool or a print asks whether the result is text, as
@@ -124,6 +141,13 @@ def test_a_plain_question_reaches_its_family_beside_a_sibling(matcher, question,
 @pytest.mark.parametrize(("question", "families"), PLAIN_WITH_ANOTHER)
 def test_a_string_offered_beside_another_form_asks_both(matcher, question, families):
     assert "serialized" in asked_plainly(question)
+    assert make_matcher(matcher).read(question, ALL).targets(ALL) == families
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+@pytest.mark.parametrize(("question", "families"), PLAIN_TWO)
+def test_a_plain_question_about_two_concepts_reaches_both(matcher, question, families):
+    assert "bad_input" in asked_plainly(question)
     assert make_matcher(matcher).read(question, ALL).targets(ALL) == families
 
 
@@ -232,6 +256,9 @@ NOT_ASKED = [
     ("The rounding rule is unclear: should 14.5 round to 15 or 14?", "number_style"),
     ("Should I round the intermediate values?", "number_style"),
     ("Should the input numbers be rounded before summing?", "number_style"),
+    # an odd count is not the cue's odd numbers; the case of strings handed in is the input's
+    ("How should the function handle lists with an odd number of elements?", "negative_input"),
+    ("How should the function handle strings with mixed case letters?", "clean_text"),
 ]
 
 

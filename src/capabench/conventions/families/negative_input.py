@@ -76,6 +76,7 @@ class NegativeInput(Family):
             r"\b(?:drop|remov|keep|kept|skip|filter\w* out|exclud|discard|ignor)\w* (?:the |a |an )?[−-]\d+",
             r"\bsign (?:off|up|in)\b",
             r"\bodd (?:or|and|/) even",
+            r"\bodd (?:number|count|length|amount) of\b|\bodd[- ]length\b",
             r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",
         ),
         questions=(
@@ -87,6 +88,7 @@ class NegativeInput(Family):
             r"\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
             r"\b(?:positive|non-?negative)\b",
+            r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",
             r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
             r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
         ),

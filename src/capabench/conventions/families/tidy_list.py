@@ -100,6 +100,7 @@ class TidyList(Family):
             r"\b(?:returned|output|resulting|result) list\b[^.?!]{0,40}\b(?:sorted|sort|order|ordered|ascending|descending|duplicates?|unique|distinct)\b(?!\()",
             r"\b(?:sorted|sort|ordered|order|ascending|descending|duplicates?|unique|distinct)\b(?!\()[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b",
             r"\bascending or descending\b",
+            r"\b(?:should|must|do you want|would you like)\b[^.?!]{0,30}\breturn\w*\b[^.?!]{0,40}\bin (?:the )?(?:same|original|sorted|ascending|descending|reversed?) order\b",
             r"\b(?:output|result|returned (?:list|value|array)|return value)\b[^.?!]{0,30}\b(?:contain|include|have|keep)\w*\b[^.?!]{0,25}\b(?:unique|distinct|duplicates?|repeated)\b",
             r"\b(?:remove|drop|keep|dedupe|deduplicate)\w* (?:the )?duplicates\b",
             r"\bshould (?:the |it |they )?(?:results?|output|list|it|they)\b[^.?!]{0,10}\bbe (?:sorted|ordered|unique|deduplicated)\b",

@@ -36,6 +36,8 @@ _OTHER_FRAME = {
         # ("your examples are all lowercase single words")
         r"|\b(?:examples?|doctests?|inputs?|arguments?|samples?)\b[^.?!]{0,40}\b(?:is|are|was|were)"
         r" (?:always |all |only )?(?:in )?(?:lower|upper|title|mixed)"
+        # ("how should the function handle strings with mixed case letters?")
+        r"|\bhandl\w* (?:\w+ )?(?:strings?|texts?|words?|inputs?|letters?|characters?) (?:with|containing|that (?:contain|have)) (?:\w+ )?(?:mixed|upper|lower|capital)"
     ),
     # the form of what is returned is not the form the data arrives in
     "input_format": re.compile(r"\b(?:return\w*|output\w*|results?)\b"),
