@@ -58,6 +58,9 @@ PLAIN = [
     ("How many decimal places should the result have?", "number_style"),
     ("Do you want me to round the result to 2 decimal places?", "number_style"),
     ("What should happen if the inputs are not integers?", "bad_input"),
+    ("What should happen if either `x` or `y` is not an integer?", "bad_input"),
+    ("Is the number x a positive integer?", "negative_input"),
+    ("Are all the sides positive?", "negative_input"),
     (
         "Should the function return the elements in the same order as they appear in the input?",
         "tidy_list",
@@ -259,6 +262,10 @@ NOT_ASKED = [
     # an odd count is not the cue's odd numbers; the case of strings handed in is the input's
     ("How should the function handle lists with an odd number of elements?", "negative_input"),
     ("How should the function handle strings with mixed case letters?", "clean_text"),
+    # how many digits an input has; whether a result is positive
+    ("How many digits are in the integer `x`?", "number_style"),
+    ("Is the sum always positive?", "negative_input"),
+    ("What if the result is not an integer?", "bad_input"),
 ]
 
 

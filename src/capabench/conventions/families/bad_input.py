@@ -93,6 +93,8 @@ class BadInput(Family):
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer)s? (?:is|are|falls?|goes|lies)\b)"
             r".*\b(?:outside|out of|beyond|exceed\w*) (?:the )?(?:stated |given |allowed |valid |documented |specified |expected )?(?:range|constraints?|bounds|limits?|domain)\b",
             r"\b(?:if|when|where) (?:the |an? )?(?:inputs?|arguments?|values?|list|string|data|parameters?)(?: values?)?\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not valid|not (?:a |an )?(?:valid |positive |non-negative |whole )?(?:string|str|int|integer|number|list|float|numeric)s?|not (?:a|an) \w+|of the wrong type|malformed)\b",
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|answers?|sums?|averages?|means?|products?)\b)"
+            r".*\b(?:if|when|where)\b[^.?!]{0,30}\b(?:is|are) not (?:an? )?(?:valid )?(?:integer|int|number|string|str|list|float|numeric)s?\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"

@@ -89,6 +89,8 @@ class NegativeInput(Family):
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",
+            r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
+            r"\W*(?:is|are)\b(?: \w+){0,4} (?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
             r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
             r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
         ),

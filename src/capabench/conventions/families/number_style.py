@@ -108,6 +108,7 @@ class NumberStyle(Family):
             r"\b(?:list|dict|tuple|set|optional|sequence|iterable)\[int\]|\btype hints?\b.{0,40}",
             r"\bspel(?:l|led|t)? out (?:what|how|which|exactly|for me|the (?:rule|meaning))",
             r"\bnumber of (?:arguments|parameters|items|elements|records|calls|words|digits)",
+            r"\bhow many digits\b",
         ),
         questions=(
             r"\bhow should (?:the )?(?:returned )?(?:number|result|count|value|score|total)s? be (?:formatted|written|displayed|shown|represented|styled|spelled)\b",
