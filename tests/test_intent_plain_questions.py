@@ -61,6 +61,7 @@ PLAIN = [
     ("What should happen if either `x` or `y` is not an integer?", "bad_input"),
     ("Is the number x a positive integer?", "negative_input"),
     ("Are all the sides positive?", "negative_input"),
+    ("Should the function include leading and trailing zeros?", "number_style"),
     (
         "Should the function return the elements in the same order as they appear in the input?",
         "tidy_list",

@@ -115,6 +115,8 @@ class NumberStyle(Family):
             r"\b(?:number|result|count|value)s?\b[^.?!]{0,25}\b(?:in words|as words|spelled out|as an ordinal|ordinal|zero[- ]padded|padded|with leading zeros)\b",
             r"\b(?:in words|spelled out|as an ordinal|zero[- ]padded|leading zeros)\b[^.?!]{0,25}\b(?:or|vs)\b[^.?!]{0,15}\b(?:digits|numerals|a number|an integer|plain)\b",
             r"\bformat (?:of )?(?:the )?(?:returned )?(?:number|count|result number)\b",
+            r"^(?!.*\b(?:inputs?|arguments?|given|passed)\b)"
+            r".*\b(?:should|do you want|would you like)\b[^.?!]{0,40}\b(?:leading (?:and trailing )?zeros|zero[- ]pad\w*)\b",
             # whether the returned number is rounded or kept as it is (the corpus rule: a
             # defensible reveal; real models' questions ask it plainly), not how to round
             # (halves, up or down: the task's arithmetic)
