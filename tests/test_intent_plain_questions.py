@@ -62,6 +62,11 @@ PLAIN = [
     ("Is the number x a positive integer?", "negative_input"),
     ("Are all the sides positive?", "negative_input"),
     ("Should the function include leading and trailing zeros?", "number_style"),
+    ("Is `n` always a positive integer?", "negative_input"),
+    ("Is it expected that all coefficients will be non-negative?", "negative_input"),
+    ("Can the input list contain negative GPAs?", "negative_input"),
+    ("How are the elements in the array represented?", "input_format"),
+    ("How are the GPAs provided?", "input_format"),
     (
         "Should the function return the elements in the same order as they appear in the input?",
         "tidy_list",
@@ -153,6 +158,13 @@ def test_a_string_offered_beside_another_form_asks_both(matcher, question, famil
 def test_a_plain_question_about_two_concepts_reaches_both(matcher, question, families):
     assert "bad_input" in asked_plainly(question)
     assert make_matcher(matcher).read(question, ALL).targets(ALL) == families
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+def test_a_string_named_before_the_other_form_asks_serialized(matcher):
+    question = "Should it return the result as a string or a binary integer?"
+    assert "serialized" in asked_plainly(question)
+    assert "serialized" in make_matcher(matcher).read(question, ALL).targets(ALL)
 
 
 @pytest.mark.parametrize(("question", "family"), OTHER_FRAME)
@@ -267,6 +279,8 @@ NOT_ASKED = [
     ("How many digits are in the integer `x`?", "number_style"),
     ("Is the sum always positive?", "negative_input"),
     ("What if the result is not an integer?", "bad_input"),
+    ("How does the input integer represent the total number of fruits?", "number_style"),
+    ("How is the result represented?", "input_format"),
 ]
 
 

@@ -106,6 +106,9 @@ class InputFormat(Family):
             r"\bhow (?:are|is|will|would|do|does) (?:the |your |my )?(?:\w+ ){0,2}(?:separated|delimited)\b"
             r"|\bhow (?:the )?(?:\w+ ){0,2}(?:are|is) (?:separated|delimited)\b",
             r"\b(?:inputs?|data|dates?) format\b",
+            # "How are the elements in the array represented?", "How are the GPAs provided?"
+            r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation)\b)"
+            r"\W*how (?:are|is|will) (?:the |my |your )?(?:elements?|items?|entries|\w+s) (?:in (?:the )?(?:input|array|list) )?(?:be )?(?:provided|represented|passed(?: in)?|supplied)\b",
             r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation|call site|the call)\b).*\bhow (?:will|are|do|does|is) (?:the |my |your )?(?:inputs?|data|numbers|values|arguments?)\b[^.?!]{0,20}\b(?:passed|given|provided|arrive|come|supplied|look|formatted)\b",
         ),
     )

@@ -80,7 +80,7 @@ class NegativeInput(Family):
             r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",
         ),
         questions=(
-            r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe negative\b",
+            r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe (?:non-?)?negative\b",
             r"^(?!.*\b(?:tests?|test cases?|doctests?|examples?)\b[^.?!]{0,40}\bnegative\b)"
             r".*\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
             r"\bif (?:the |an? |any )?(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero)|below zero)\b",
@@ -90,7 +90,8 @@ class NegativeInput(Family):
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",
             r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
-            r"\W*(?:is|are)\b(?: \w+){0,4} (?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
+            r"\W*(?:is|are)\b(?:\s+\w+){0,4}\s+(?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
+            r"\b(?:inputs?|lists?|arrays?|arguments?|data)\b[^.?!]{0,20}\b(?:contain|include|have|hold)\w*\b[^.?!]{0,15}\bnegative\b",
             r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
             r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
         ),

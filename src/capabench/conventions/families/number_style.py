@@ -109,6 +109,7 @@ class NumberStyle(Family):
             r"\bspel(?:l|led|t)? out (?:what|how|which|exactly|for me|the (?:rule|meaning))",
             r"\bnumber of (?:arguments|parameters|items|elements|records|calls|words|digits)",
             r"\bhow many digits\b",
+            r"\b(?:input|given|passed) (?:integer|number|int)s?\b[^.?!]{0,60}",
         ),
         questions=(
             r"\bhow should (?:the )?(?:returned )?(?:number|result|count|value|score|total)s? be (?:formatted|written|displayed|shown|represented|styled|spelled)\b",

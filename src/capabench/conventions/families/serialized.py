@@ -98,6 +98,8 @@ class Serialized(Family):
             r".*(?:\bor\b|,|\(|\bsuch as\b|\be\.g\.)[^.?!]{0,60}\b(?:an?|as an?|as|into an?) (?:plain |python |single |formatted |json )?(?:string|str)\b(?! (?:of|that|with|containing|where)\b)",
             _STRING_OFFER
             + r"(?:or )?an? (?:plain |python |json )?(?:string|str)(?:,| or\b)[^.?!]{0,40}\b(?:an?|something)\b",
+            _STRING_OFFER
+            + r".*\breturn\w*\b[^.?!]{0,40}\bas (?:an? )?(?:plain |python |json )?(?:string|str)\b[^.?!]{0,10}\bor (?:as )?(?:an? |the )?(?:\w+ )?(?:integer|int|number|list|object|value|tuple|dict|float|bool\w*)\b",
         ),
     )
     exemplars = (
