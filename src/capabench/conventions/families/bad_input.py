@@ -92,9 +92,10 @@ class BadInput(Family):
             # an input outside what the task allows: "numbers above 1000 (outside the stated range)?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer)s? (?:is|are|falls?|goes|lies)\b)"
             r".*\b(?:outside|out of|beyond|exceed\w*) (?:the )?(?:stated |given |allowed |valid |documented |specified |expected )?(?:range|constraints?|bounds|limits?|domain)\b",
-            r"\b(?:if|when|where) (?:the |an? )?(?:inputs?|arguments?|values?|list|string|data|parameters?)(?: values?)?\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not valid|not (?:a |an )?(?:valid |positive |non-negative |whole )?(?:string|str|int|integer|number|list|float|numeric)s?|not (?:a|an) \w+|of the wrong type|malformed)\b",
+            r"\b(?:if|when|where) (?:the |an? )?(?:inputs?|arguments?|values?|list|string|data|parameters?)(?: values?)?\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not valid|not (?:a|an) \w+|of the wrong type|malformed)\b",
+            # "what if the inputs are not integers?", "if either `x` or `y` is not an integer"
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answers?|sums?|averages?|means?|products?)\b)"
-            r".*\b(?:if|when|where)\b[^.?!]{0,30}\b(?:is|are) not (?:an? )?(?:valid )?(?:integer|int|number|string|str|list|float|numeric)s?\b",
+            r".*\b(?:if|when|where)\b[^.?!]{0,30}\b(?:is|are) not (?:an? )?(?:valid |positive |non-negative |whole )?(?:integer|int|number|string|str|list|float|numeric)s?\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"
