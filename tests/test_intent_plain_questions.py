@@ -281,6 +281,8 @@ NOT_ASKED = [
     ("What if the result is not an integer?", "bad_input"),
     ("How does the input integer represent the total number of fruits?", "number_style"),
     ("How is the result represented?", "input_format"),
+    # what a type checker says of the code is not invalid input
+    ("mypy reports an invalid type comment on line 3; drop it?", "bad_input"),
 ]
 
 

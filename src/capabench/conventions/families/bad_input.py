@@ -77,6 +77,8 @@ class BadInput(Family):
         ignore=(
             r"\b(?:test helper|fixture|test setup|my test|the test)\b[^.?!]{0,60}\b(?:raise\w*|exception\w*|error)\b|\bmean absolute deviation\b",
             r"\b(?:value|result|v)\s*,\s*none\b",
+            # what a type checker or linter says of the code ("an invalid type comment")
+            r"\binvalid (?:type )?(?:comment|hint|annotation|syntax|escape|token|indentation)s?\b",
             r"\bnone of\b",
             r"\berror (?:slot|field|key)",
             r"\bsecond slot",
