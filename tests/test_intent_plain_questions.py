@@ -71,6 +71,10 @@ PLAIN = [
         "Should the function return the elements in the same order as they appear in the input?",
         "tidy_list",
     ),
+    # input the task rules out (two elements needed, a bound the task states)
+    ("How should the function handle lists with fewer than two elements?", "bad_input"),
+    ("What should it return if the input list has less than 3 items?", "bad_input"),
+    ("How should the function handle cases where the input is not less than 100?", "bad_input"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.
@@ -283,6 +287,14 @@ NOT_ASKED = [
     ("How is the result represented?", "input_format"),
     # what a type checker says of the code is not invalid input
     ("mypy reports an invalid type comment on line 3; drop it?", "bad_input"),
+    # an empty string offered as the result is no input of the wrong type
+    ("What should happen for a negative `n`: return an empty string, or raise?", "bad_input"),
+    # the last group of a chunked string is the task's own
+    ("What happens to a final group with fewer than three characters?", "bad_input"),
+    # whether the values come sorted is about the data, not the form it arrives in
+    ("Is the input list already sorted when it comes in?", "input_format"),
+    # the case of the examples handed in is the input's, not the returned text's
+    ("Your examples are all single lowercase words, so I can't tell.", "clean_text"),
 ]
 
 

@@ -110,6 +110,18 @@ def test_a_question_that_refers_back_is_read_with_what_it_refers_to():
         "You said you'll check the result \"where you always look\". I don't know where that is."
     )
     assert targeted_families(nearest, ALL) == ["result_file"]
+    # an invitation reads the nearest sentence first: what the draft does two sentences back
+    # is not what it asks about; one that points at both reads both
+    logged = (
+        "It logs each call at INFO through the logging module. I can't see our earlier chats, "
+        "so I don't know the format we settled on. Tell me and I'll adapt it."
+    )
+    assert targeted_families(logged, ALL) == ["serialized"]
+    both = (
+        "It works on one record per call, so you can loop over your records. I don't know the "
+        "format we settled on. Tell me about both and I'll adapt them."
+    )
+    assert set(targeted_families(both, ALL)) == {"batch", "serialized"}
     # "correct me on any" points at all of it
     every = "I return json.dumps of the value. And for negative n I raise. Correct me on any."
     assert set(targeted_families(every, ALL)) == {"serialized", "negative_input"}

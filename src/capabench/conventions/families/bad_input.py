@@ -31,7 +31,7 @@ class BadInput(Family):
             r"\bmissing \(none\)|\(none\)",
             r"\binvalid",
             # "a token that isn't in the legend", "an unknown word"
-            r"\b(?:token|word|character|char|symbol|letter|note|key|entry|value)s? (?:that )?(?:isn't|is not|aren't|are not|that's not|not) (?:in|one of|among|listed in|covered by|found in) (?:the )?(?:legend|table|mapping|map|allowed|valid|known|vocabulary|alphabet)\b",
+            r"\b(?:token|word|character|char|symbol|letter|note|key|entry|value)s? (?:that )?(?:isn't|is not|aren't|are not|that's not|not) (?:in|one of|among|listed in|covered by|found in|part of) (?:the )?(?:legend|table|mapping|map|allowed|valid|known|vocabulary|alphabet|\w+ (?:notes|symbols|characters|letters|words|tokens))\b",
             r"\b(?:unknown|unrecogni[sz]ed|unsupported|unexpected) (?:token|word|character|char|symbol|letter|note|key|entry|value)s?\b",
             r"\bbad (?:input|data|value|argument)",
             r"\bnull\b",
@@ -99,6 +99,12 @@ class BadInput(Family):
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answers?|sums?|averages?|means?|products?)\b)"
             r".*\b(?:if|when|where)\b[^.?!]{0,30}\b(?:is|are) not (?:an? )?(?:valid |positive |non-negative |whole )?(?:integer|int|number|string|str|list|float|numeric)s?\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
+            # an input the task rules out: "a list with fewer than two elements" where two are
+            # needed, "an input that is not less than 100" where the task says it is
+            r"^(?!.*\b(?:groups?|chunks?|blocks?|windows?|leftovers?|results?|outputs?)\b)"
+            r".*\b(?:fewer|less) than (?:two|three|four|[2-4]) (?:elements?|items?|numbers|values|entries|integers|strings|words|characters|digits)\b",
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
+            r".*\b(?:inputs?|arguments?|values?|numbers?|n|it)\b (?:is|are) not (?:less|greater|smaller|larger|bigger|more) than\b",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"
             r"\b(?:inputs?|strings?|lists?|data|arguments?|text)\b[^.?!]{0,20}\b(?:contains?|contain|has|have|includes?|holds?)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?) (?:other than|else than|besides|apart from)\b",
@@ -106,7 +112,7 @@ class BadInput(Family):
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:outside|out of)\b(?:[^.?!]|\.\d){0,30}\b(?:raise|reject)\w*\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",
             # what to do with inputs of another type: "floats or strings: raise, or accept?"
-            r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b(?:[^.?!]|\.\d){0,60}\b(?:raise|reject)(?:ing|ed)?\b"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*(?<!return an empty )(?<!returns an empty )(?<!return empty )\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b(?:[^.?!]|\.\d){0,60}\b(?:raise|reject)(?:ing|ed)?\b"
             r"|\b(?:accept|reject)\w* (?:floats?|decimals?|non-integers?|booleans?|numeric strings?)\b",
             # "what should happen to a record that isn't a string?": an input of the wrong type
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer)\b).*\bhappens?\b[^.?!]{0,40}\b(?:that|which|if it|if they|when it|when they) (?:isn't|is not|aren't|are not) (?:a |an )?(?:valid )?(?:string|str|int|integer|number|list|float|dict|tuple|numeric)s?\b",

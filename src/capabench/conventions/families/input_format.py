@@ -96,6 +96,8 @@ class InputFormat(Family):
             r"\b(?:json|string|text|format|str)\b.{0,30}\b(?:return|output|result|back)\b",
             r"\bparse (?:error|tree)",
             r"\binput (?:is )?(?:none|null|missing|invalid|negative)",
+            # whether the values come sorted is about the data, not its form
+            r"\b(?:is|are)\b[^.?!]{0,30}\b(?:already|always|pre-?)\s*(?:sorted|ordered|deduplicated|unique)\b",
         ),
         questions=(
             r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation)\b).*\b(?:what|which|in what) (?:form|format|shape|type)\b[^.?!]{0,25}\b(?:inputs?|data|numbers|arguments?|values) (?:come|arrive|be|is|are|passed|given|provided|look)",

@@ -35,7 +35,7 @@ _OTHER_FRAME = {
         r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
         # ("your examples are all lowercase single words")
         r"|\b(?:examples?|doctests?|inputs?|arguments?|samples?)\b[^.?!]{0,40}\b(?:is|are|was|were)"
-        r" (?:always |all |only )?(?:in )?(?:lower|upper|title|mixed)"
+        r" (?:always |all |only )?(?:\w+ )?(?:in )?(?:lower|upper|title|mixed)"
         # ("how should the function handle strings with mixed case letters?")
         r"|\bhandl\w* (?:\w+ )?(?:strings?|texts?|words?|inputs?|letters?|characters?) (?:with|containing|that (?:contain|have)) (?:\w+ )?(?:mixed|upper|lower|capital)"
     ),

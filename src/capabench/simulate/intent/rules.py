@@ -340,17 +340,21 @@ def _without_returns(text: str) -> str:
     return " ".join(kept) if kept and len(kept) < len(clauses) else text
 
 
-# A sentence that points at one thing said just before ("I don't know where that is.",
-# "another one"); "lmk", "correct me on any" refer to all of it.
-_POINTS_AT_ONE = re.compile(r"\b(?:that|this|there)\b|\b(?:another|which|the other) one\b", re.I)
+# A sentence that points at several things said before ("correct me on any of them", "tell me about
+# both", "lmk"); any other ("I don't know where that is.", "Tell me and I'll adapt it.")
+# points at the nearest that says something.
+_POINTS_AT_MANY = re.compile(
+    r"\b(?:those|these|both|them|all of (?:it|this|that|them)|each|any of|lmk)\b", re.I
+)
 
 
 def _with_antecedent(question: Question, leaning, names, present) -> list[Candidate]:
-    """An elliptical question read with what it refers back to: what points at one thing
-    with the nearest sentence first ("I don't know where that is." after "you'll check the
-    result where you always look"), then further back while nothing reaches a family; the
-    rest with all of its context."""
-    before = sentences(question.context) if _POINTS_AT_ONE.search(question.text) else []
+    """An elliptical question read with what it refers back to: the nearest sentence first
+    ("I don't know where that is." after "you'll check the result where you always look";
+    "Tell me and I'll adapt it." after "I don't know the format we settled on", not the
+    draft's logging said before it), then further back while nothing reaches a family; what
+    points at several things with all of its context."""
+    before = sentences(question.context) if not _POINTS_AT_MANY.search(question.text) else []
     for k in range(1, len(before)):
         found = candidates(" ".join([*before[-k:], question.text]), leaning, names, present)
         if _targets(found, REGISTRY):
