@@ -75,6 +75,12 @@ PLAIN = [
     ("How should the function handle lists with fewer than two elements?", "bad_input"),
     ("What should it return if the input list has less than 3 items?", "bad_input"),
     ("How should the function handle cases where the input is not less than 100?", "bad_input"),
+    (
+        "What should happen if the list has one element and the second argument is not given?",
+        "bad_input",
+    ),
+    ("What if the input has symbols other than brackets?", "bad_input"),
+    ("Are the integers in the input list positive integers?", "negative_input"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.

@@ -99,6 +99,9 @@ class BadInput(Family):
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answers?|sums?|averages?|means?|products?)\b)"
             r".*\b(?:if|when|where)\b[^.?!]{0,30}\b(?:is|are) not (?:an? )?(?:valid |positive |non-negative |whole )?(?:integer|int|number|string|str|list|float|numeric)s?\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
+            # a missing argument: "what if the delimiter is not provided?"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|format|requirements?)\b)"
+            r".*\b(?:if|when|where)\b[^.?!]{0,70}\b(?:is|are) (?:missing|absent|not (?:given|provided|passed|supplied))\b",
             # an input the task rules out: "a list with fewer than two elements" where two are
             # needed, "an input that is not less than 100" where the task says it is
             r"^(?!.*\b(?:groups?|chunks?|blocks?|windows?|leftovers?|results?|outputs?)\b)"
@@ -107,7 +110,7 @@ class BadInput(Family):
             r".*\b(?:inputs?|arguments?|values?|numbers?|n|it)\b (?:is|are) not (?:less|greater|smaller|larger|bigger|more) than\b",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"
-            r"\b(?:inputs?|strings?|lists?|data|arguments?|text)\b[^.?!]{0,20}\b(?:contains?|contain|has|have|includes?|holds?)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?) (?:other than|else than|besides|apart from)\b",
+            r"\b(?:inputs?|strings?|lists?|data|arguments?|text|numbers?)\b[^.?!]{0,20}\b(?:contains?|contain|has|have|includes?|holds?|with)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?|digits?|letters?|symbols?) (?:other than|else than|besides|apart from)\b",
             # "should a `base` outside 2-9 raise a ValueError?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:outside|out of)\b(?:[^.?!]|\.\d){0,30}\b(?:raise|reject)\w*\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",

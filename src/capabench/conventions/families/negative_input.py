@@ -90,7 +90,7 @@ class NegativeInput(Family):
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",
             r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
-            r"\W*(?:is|are)\b(?:\s+\w+){0,4}\s+(?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
+            r"\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
             r"\b(?:inputs?|lists?|arrays?|arguments?|data)\b[^.?!]{0,20}\b(?:contain|include|have|hold)\w*\b[^.?!]{0,15}\bnegative\b",
             r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
             r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
