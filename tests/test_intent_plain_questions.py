@@ -81,6 +81,10 @@ PLAIN = [
     ),
     ("What if the input has symbols other than brackets?", "bad_input"),
     ("Are the integers in the input list positive integers?", "negative_input"),
+    ("Can you confirm the lengths of the sides are all positive?", "negative_input"),
+    ("Should it handle strings containing characters other than 1s and 0s?", "bad_input"),
+    ("Is there a specific requirement for handling edge cases or errors?", "bad_input"),
+    ("How should it handle cases where a is not within the specified range?", "bad_input"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.
@@ -91,6 +95,11 @@ PLAIN_TWO = [
     ),
     (
         "How do you handle the case where the input values are not valid (e.g. negative lengths)?",
+        ["bad_input", "negative_input"],
+    ),
+    # n < 1 where the task wants a positive n: ruled out, and negative numbers among it
+    (
+        "How should the function handle cases where n is less than 1?",
         ["bad_input", "negative_input"],
     ),
 ]
@@ -109,11 +118,15 @@ PLAIN_WITH_ANOTHER = [
 PLAIN_BESIDE = [
     ("Or do you mean unusual inputs, like zero or huge numbers?", "bad_input"),
     ("What should it do for values outside the stated range?", "bad_input"),
+    # "types of input" is also the form it arrives in, for the rules' words
+    ("How does the function handle different types of input?", "bad_input"),
 ]
 
 # A family's words in another frame: about the result, the input's state, another name.
 OTHER_FRAME = [
     ("Can the result be negative?", "negative_input"),
+    # another system's errors are not the input's
+    ("How should the function handle network errors from the API?", "bad_input"),
     ("Is the input list already sorted?", "tidy_list"),
     ("Should the comparison be case-insensitive?", "clean_text"),
     ("Does your team have a naming scheme for git branches?", "naming"),

@@ -93,12 +93,17 @@ class BadInput(Family):
             r".*\bunusual (?:inputs?|arguments?|values?|data|numbers?)\b",
             # an input outside what the task allows: "numbers above 1000 (outside the stated range)?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer)s? (?:is|are|falls?|goes|lies)\b)"
-            r".*\b(?:outside|out of|beyond|exceed\w*) (?:the )?(?:stated |given |allowed |valid |documented |specified |expected )?(?:range|constraints?|bounds|limits?|domain)\b",
+            r".*\b(?:outside|out of|beyond|exceed\w*|not (?:with)?in) (?:the )?(?:stated |given |allowed |valid |documented |specified |expected )?(?:range|constraints?|bounds|limits?|domain)\b",
             r"\b(?:if|when|where) (?:the |an? )?(?:inputs?|arguments?|values?|list|string|data|parameters?)(?: values?)?\b[^.?!]{0,20}\b(?:is|are|happens to be) (?:none|null|missing|invalid|not valid|not (?:a|an) \w+|of the wrong type|malformed)\b",
             # "what if the inputs are not integers?", "if either `x` or `y` is not an integer"
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answers?|sums?|averages?|means?|products?)\b)"
             r".*\b(?:if|when|where)\b[^.?!]{0,30}\b(?:is|are) not (?:an? )?(?:valid |positive |non-negative |whole )?(?:integer|int|number|string|str|list|float|numeric)s?\b",
             r"\b(?:input|argument) (?:validation|checking|checks)\b",
+            # "how does it handle different types of input?"
+            r"\b(?:handl\w*|accept\w*|deal\w* with|cop\w* with) (?:different|other|various|mixed|unexpected|wrong|any) (?:data )?types? of (?:inputs?|arguments?|values?|data)\b",
+            # "a requirement for handling edge cases or errors?" (not another system's errors)
+            r"^(?!.*\b(?:api|network|server|database|connection|request|http|file|disk|download)s?\b)"
+            r".*\bhandl\w* (?:\w+ ){0,3}errors?\b",
             # a missing argument: "what if the delimiter is not provided?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|format|requirements?)\b)"
             r".*\b(?:if|when|where)\b[^.?!]{0,70}\b(?:is|are) (?:missing|absent|not (?:given|provided|passed|supplied))\b",
@@ -108,9 +113,11 @@ class BadInput(Family):
             r".*\b(?:fewer|less) than (?:two|three|four|[2-4]) (?:elements?|items?|numbers|values|entries|integers|strings|words|characters|digits)\b",
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
             r".*\b(?:inputs?|arguments?|values?|numbers?|n|it)\b (?:is|are) not (?:less|greater|smaller|larger|bigger|more) than\b",
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
+            r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x)\b (?:is|are) (?:less|smaller) than (?:1|one)\b",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"
-            r"\b(?:inputs?|strings?|lists?|data|arguments?|text|numbers?)\b[^.?!]{0,20}\b(?:contains?|contain|has|have|includes?|holds?|with)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?|digits?|letters?|symbols?) (?:other than|else than|besides|apart from)\b",
+            r"\b(?:inputs?|strings?|lists?|data|arguments?|text|numbers?)\b[^.?!]{0,20}\b(?:contains?|contain|containing|has|have|having|includes?|including|holds?|with)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?|digits?|letters?|symbols?) (?:other than|else than|besides|apart from)\b",
             # "should a `base` outside 2-9 raise a ValueError?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:outside|out of)\b(?:[^.?!]|\.\d){0,30}\b(?:raise|reject)\w*\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",

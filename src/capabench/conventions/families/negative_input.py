@@ -83,7 +83,7 @@ class NegativeInput(Family):
             r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe (?:non-?)?negative\b",
             r"^(?!.*\b(?:tests?|test cases?|doctests?|examples?)\b[^.?!]{0,40}\bnegative\b)"
             r".*\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
-            r"\bif (?:the |an? |any )?(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero)|below zero)\b",
+            r"\b(?:if|when|where) (?:the |an? |any )?(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero|1|one)|below (?:zero|1|one)|not greater than (?:0|zero|1|one))\b",
             # whether the input is always positive ("can I assume n is non-negative?")
             r"\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
@@ -92,6 +92,9 @@ class NegativeInput(Family):
             r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
             r"\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
             r"\b(?:inputs?|lists?|arrays?|arguments?|data)\b[^.?!]{0,20}\b(?:contain|include|have|hold)\w*\b[^.?!]{0,15}\bnegative\b",
+            # "can you confirm the sides are all positive?"
+            r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
+            r".*\b(?:is|are)\b(?: \w+){0,3}? all (?:positive|non-?negative)\b",
             r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
             r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
         ),
