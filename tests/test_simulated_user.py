@@ -143,6 +143,9 @@ def test_statements_ask_nothing_however_they_open():
     # an edit the user can make themselves is offered, not asked; one asking something back asks
     assert questions("I called it `area`; rename it if you need something else.") == []
     assert questions("You didn't give a name, so rename it if you need to.") == []
+    # however its code is written, and in whatever words the change is offered
+    assert questions("If you want the input order kept (`[5, 3, 2]`), use `list(l)`.") == []
+    assert questions("If you wanted duplicates kept instead, it's just `[x + 1 for x in l]`.") == []
     # what the draft already covers is said, not asked
     assert questions("If you meant unusual inputs, those are covered too.") == []
     assert questions("If you meant input order, drop the `sorted(...)` call.") == []
@@ -245,6 +248,10 @@ def test_descriptions_of_the_draft_are_statements_however_they_end():
     assert questions("It returns True; otherwise say so.") != []
     # a subject of two alternatives with its verb states what happens
     assert questions("Zero or negative sides also fail the check and return `-1`.") == []
+    assert questions('Zero, negative, NaN or infinite sides give `"no"`.') == []
+    assert (
+        questions("If it ever goes negative, or doesn't end at 0, the brackets don't match.") == []
+    )
     assert questions("Non-integers like `2.5` raise a `TypeError` rather than passing.") == []
     assert questions("Raise or return None.") != []
     # what the code assumes is said of the code; what the writer assumes is put up

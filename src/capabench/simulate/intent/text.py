@@ -97,7 +97,9 @@ def _inverted(sentence: str) -> bool:
 
 _ALTERNATIVE = re.compile(
     r"^(?!(?:i|i'm|i've|i'll|i'd|it|it's|its|this|that|here|here's|we|we'll|the function|my|our|you|your|there|so|now|then|note|some|a|an)\b)"
-    r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had|also (?:return|raise|give|work|handle|fail|get|count|go|pass|map)\w*|already|still|instead of|rather than)\b)"
+    r"(?!.*\b(?:is|are|was|were|be|been|will|would|works?|fine|has|have|had|also (?:return|raise|give|work|handle|fail|get|count|go|pass|map)\w*|already|still|instead of|rather than"
+    # a statement of what happens ("Zero, negative or NaN sides give `"no"`.")
+    r"|returns|gives|give|raises|yields|produces|counts|goes|fails|doesn't|don't|matches|match)\b)"
     r"[\w'\"`/(),.\- ]{1,60}?\bor\b",
     re.I,
 )
@@ -150,6 +152,8 @@ _EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|u
 _SELF_SERVICE = re.compile(
     rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
     rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$"
+    # "If you wanted duplicates kept instead, it's just `[x + 1 for x in l]`."
+    r"|^if (?:you|your)\b[^?,]*,\s*(?:it's|it is|that's|that is) (?:just|only|simply)\b[^?]*$"
     # "However, if you want it robust to other inputs, you can add some error handling."
     r"|^(?:(?:however|also|but|and|alternatively|additionally),?\s+)?if (?:you|your)\b[^?]*?,\s*"
     r"you (?:can|could|may|might|should|will need to|would need to|need to)\b[^?]*$"
@@ -267,7 +271,11 @@ def _said_to_answer(sentence: str) -> str:
     clauses = [
         c
         for c in STATEMENT_BREAK.split(stripped)
-        if not (_SELF_SERVICE.match(c.strip()) and not _ASKS_BACK.search(c))
+        # (the code it offers may hold commas of its own: "use `[x for x in l if x > 0]`")
+        if not (
+            _SELF_SERVICE.match(messages.without_inline_code(c.strip(), "CODE"))
+            and not _ASKS_BACK.search(c)
+        )
     ]
     return "; ".join(clauses).strip()
 
