@@ -108,13 +108,13 @@ class BadInput(Family):
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|format|requirements?)\b)"
             r".*\b(?:if|when|where)\b[^.?!]{0,70}\b(?:is|are) (?:missing|absent|not (?:given|provided|passed|supplied))\b",
             # an input the task rules out: "a list with fewer than two elements" where two are
-            # needed, "an input that is not less than 100" where the task says it is
+            # needed, "an input that is not less than 100" where the task says it is, "n is
+            # less than 1" where it is to be positive
             r"^(?!.*\b(?:groups?|chunks?|blocks?|windows?|leftovers?|results?|outputs?)\b)"
             r".*\b(?:fewer|less) than (?:two|three|four|[2-4]) (?:elements?|items?|numbers|values|entries|integers|strings|words|characters|digits)\b",
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
-            r".*\b(?:inputs?|arguments?|values?|numbers?|n|it)\b (?:is|are) not (?:less|greater|smaller|larger|bigger|more) than\b",
-            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
-            r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x)\b (?:is|are) (?:less|smaller) than (?:1|one)\b",
+            r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x|it)\b (?:is|are)"
+            r" (?:not (?:less|greater|smaller|larger|bigger|more) than|(?:less|smaller) than (?:1|one)\b)",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"
             r"\b(?:inputs?|strings?|lists?|data|arguments?|text|numbers?)\b[^.?!]{0,20}\b(?:contains?|contain|containing|has|have|having|includes?|including|holds?|with)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?|digits?|letters?|symbols?) (?:other than|else than|besides|apart from)\b",
