@@ -9,6 +9,11 @@ from capabench.conventions.base import (
 from capabench.conventions.shape import Call
 from capabench.records import Mechanism
 
+# a question about the result's sign ("is the sum always positive?") is not about the input
+_NOT_OF_THE_RESULT = (
+    r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
+)
+
 
 @register
 class NegativeInput(Family):
@@ -89,12 +94,11 @@ class NegativeInput(Family):
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",
-            r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
-            r"\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
+            _NOT_OF_THE_RESULT
+            + r"\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
             r"\b(?:inputs?|lists?|arrays?|arguments?|data)\b[^.?!]{0,20}\b(?:contain|include|have|hold)\w*\b[^.?!]{0,15}\bnegative\b",
             # "can you confirm the sides are all positive?"
-            r"^(?!.*\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?)\b)"
-            r".*\b(?:is|are)\b(?: \w+){0,3}? all (?:positive|non-?negative)\b",
+            _NOT_OF_THE_RESULT + r".*\b(?:is|are)\b(?: \w+){0,3}? all (?:positive|non-?negative)\b",
             r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
             r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
         ),
