@@ -320,3 +320,18 @@ NOT_ASKED = [
 @pytest.mark.parametrize(("question", "family"), NOT_ASKED)
 def test_a_familys_words_about_something_else_target_nothing(question, family):
     assert family not in make_matcher("rules").read(question, ALL).targets(ALL)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Mind if I call the inner helper `_third_indices` instead of `f`? Picture yourself "
+        "reading this in six months: which name would tell you more at a glance?",
+        "Can I rename the loop variable to `idx`? Which name do you prefer?",
+    ],
+)
+def test_a_plain_question_that_refers_back_asks_in_the_frame_it_refers_to(message):
+    # the name asked about is the helper's or the variable's, not the function's
+    analysis = make_matcher("rules").analyse(message, ALL)
+    assert all("naming" not in q.plainly for q in analysis.reading.questions)
+    assert "naming" not in make_matcher("learned").read(message, ALL).targets(ALL)

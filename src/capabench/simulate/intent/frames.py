@@ -48,6 +48,16 @@ _OTHER_FRAME = {
         r"|\b(?:isinstance|exclud\w*|ignor\w*|skip\w*|filter\w*|reject\w*)\b[^.?!]{0,30}\bbool\w*"
         r"|\bbool\w*\b[^.?!]{0,40}\b(?:is an int|are ints|reject\w*|accept\w*)\b"
     ),
+    # a helper's, a variable's or a test's name is not the function's ("call the inner helper
+    # `_idx`? which name reads better?")
+    "naming": re.compile(
+        r"\b(?:call|name|rename|label)\w* (?:the |this |that |my |our |your |an? |each )?"
+        r"(?:inner |nested |local |private |temp\w* |loop |intermediate )?"
+        r"(?:helpers?|variables?|vars?|locals?|closures?|lambdas?|tests?|files?|branch\w*|columns?|keys?"
+        r"|fields?|params?|parameters?|arguments?|args?|constants?|counters?|class(?:es)?)\b"
+        r"|\b(?:helpers?|variables?|locals?|closures?|tests?|files?|columns?|keys?|fields?|params?"
+        r"|parameters?|arguments?|constants?) (?:called|named)\b"
+    ),
     # a wrapper around the call, or the code's delivery, is not one around the returned value
     "envelope": re.compile(
         r"\b(?:type hints?|docstrings?|doctests?|tests?|test file|class|cli|command line|entry point"
@@ -68,6 +78,7 @@ _OWN_FRAME = {
     "yes_no": re.compile(
         r"\b(?:return\w*|results?|answers?|output\w*|come\w* back|give\w* back)\b"
     ),
+    "naming": re.compile(r"\b(?:the|this|your|main|public|top-level) (?:function|method)\b|\bdef\b"),
     "envelope": re.compile(
         r"\b(?:return\w*|results?|outputs?|values?|answers?|come\w* back|send\w* back|give\w* back"
         r"|dict\w*|tuple|list|json|ok|status|error)\b"

@@ -283,6 +283,11 @@ class RulesMatcher:
             ):
                 found = _with_antecedent(question, leaning, names, present)
                 with_context.add(i)
+            if plainly and question.context and question.elliptical:
+                # a plain question that refers back asks in the frame of what it refers to
+                # ("call the inner helper `_idx`? which name reads better?")
+                near = plain(f"{sentences(question.context)[-1]} {read}")
+                plainly = tuple(f for f in plainly if not other_frame(f, near))
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
             # nothing, whatever its words serve
