@@ -78,7 +78,9 @@ _OWN_FRAME = {
     "yes_no": re.compile(
         r"\b(?:return\w*|results?|answers?|output\w*|come\w* back|give\w* back)\b"
     ),
-    "naming": re.compile(r"\b(?:the|this|your|main|public|top-level) (?:function|method)\b|\bdef\b"),
+    "naming": re.compile(
+        r"\b(?:the|this|your|main|public|top-level) (?:function|method)\b|\bdef\b"
+    ),
     "envelope": re.compile(
         r"\b(?:return\w*|results?|outputs?|values?|answers?|come\w* back|send\w* back|give\w* back"
         r"|dict\w*|tuple|list|json|ok|status|error)\b"
