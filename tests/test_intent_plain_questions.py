@@ -85,6 +85,12 @@ PLAIN = [
     ("Should it handle strings containing characters other than 1s and 0s?", "bad_input"),
     ("Is there a specific requirement for handling edge cases or errors?", "bad_input"),
     ("How should it handle cases where a is not within the specified range?", "bad_input"),
+    # what to do with duplicates decides whether the returned list keeps them
+    (
+        "How does the function handle cases where the input list contains duplicate elements?",
+        "tidy_list",
+    ),
+    ("What is the expected behavior if the input contains duplicate elements?", "tidy_list"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.
@@ -100,6 +106,11 @@ PLAIN_TWO = [
     # n < 1 where the task wants a positive n: ruled out, and negative numbers among it
     (
         "How should the function handle cases where n is less than 1?",
+        ["bad_input", "negative_input"],
+    ),
+    # any argument, not only `n`
+    (
+        "How does the function handle cases where the step is less than 1?",
         ["bad_input", "negative_input"],
     ),
 ]
@@ -314,6 +325,9 @@ NOT_ASKED = [
     ("Is the input list already sorted when it comes in?", "input_format"),
     # the case of the examples handed in is the input's, not the returned text's
     ("Your examples are all single lowercase words, so I can't tell.", "clean_text"),
+    # whether there are duplicates, not what to do with them; a length, not a value
+    ("Can the list contain duplicates?", "tidy_list"),
+    ("What if the length of the list is less than 1?", "negative_input"),
 ]
 
 
@@ -335,3 +349,15 @@ def test_a_plain_question_that_refers_back_asks_in_the_frame_it_refers_to(messag
     analysis = make_matcher("rules").analyse(message, ALL)
     assert all("naming" not in q.plainly for q in analysis.reading.questions)
     assert "naming" not in make_matcher("learned").read(message, ALL).targets(ALL)
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+def test_a_negative_index_handed_in_is_negative_input_and_negative_indexing_is_not(matcher):
+    # what the function does with a negative index it is given is its input's sign; the
+    # draft's own negative indexing is how it is written
+    m = make_matcher(matcher)
+    assert "negative_input" in m.read(
+        "How does the function handle negative indices?", ALL
+    ).targets(ALL)
+    drafted = "I used negative indexing to take the last element; is that alright?"
+    assert "negative_input" not in m.read(drafted, ALL).targets(ALL)

@@ -114,7 +114,10 @@ class BadInput(Family):
             r".*\b(?:fewer|less) than (?:two|three|four|[2-4]) (?:elements?|items?|numbers|values|entries|integers|strings|words|characters|digits)\b",
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
             r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x|it)\b (?:is|are)"
-            r" (?:not (?:less|greater|smaller|larger|bigger|more) than|(?:less|smaller) than (?:1|one)\b)",
+            r" (?:not (?:less|greater|smaller|larger|bigger|more) than|(?:less|smaller) than (?:1|one)\b)"
+            # (any argument in a case asked about: "where the step is less than 1")
+            r"|\b(?:if|when|where) (?:the |an? )?(?!(?:lengths?|sizes?|counts?|number|total|results?|outputs?|sums?|differences?)\b)"
+            r"\w+ (?:is|are) (?:less|smaller) than (?:1|one)\b",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"
             r"\b(?:inputs?|strings?|lists?|data|arguments?|text|numbers?)\b[^.?!]{0,20}\b(?:contains?|contain|containing|has|have|having|includes?|including|holds?|with)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?|digits?|letters?|symbols?) (?:other than|else than|besides|apart from)\b",

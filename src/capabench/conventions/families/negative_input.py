@@ -67,7 +67,9 @@ class NegativeInput(Family):
             # a quoted run of numbers ("1, -2, 3"); an apostrophe inside a word ("can't") opens no quote
             r"(?<![a-z])[\"'][^\"'\n]*\d[\s,]+-?\d[^\"'\n]*[\"'](?![a-z])",
             r"\b(?:balance|total|sum|count|running \w+) (?:dips?|drops?|goes|falls?) (?:under|below) zero\b|\bknown range\b",
-            r"\bnegative (?:lookahead|lookbehind|index|indices|indexing|zero|infinity)\b",
+            # (how the function handles a negative index it is given is its input's sign)
+            r"\bnegative (?:lookahead|lookbehind|zero|infinity)\b"
+            r"|(?<!\bhandle )(?<!\bhandles )(?<!\bhandling )\bnegative (?:index|indices|indexing)\b",
             r"\bnegative (?:tests?|test cases?|cases? for (?:the )?tests?|examples?|paths?)\b",
             # what the tests or the docs show, not what the function does with it
             r"\b(?:tests?|test cases?|doctests?|(?:doctest |docstring )?examples?)\b (?:include|includ\w+|with|cover\w*|for|that (?:use|have))\b[^.?!]{0,25}\bnegative\b",
@@ -88,7 +90,9 @@ class NegativeInput(Family):
             r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe (?:non-?)?negative\b",
             r"^(?!.*\b(?:tests?|test cases?|doctests?|examples?)\b[^.?!]{0,40}\bnegative\b)"
             r".*\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
-            r"\b(?:if|when|where) (?:the |an? |any )?(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero|1|one)|below (?:zero|1|one)|not greater than (?:0|zero|1|one))\b",
+            # (any argument: "where the step is less than 1"; not the result, nor a length)
+            r"\b(?:if|when|where) (?:the |an? |any )?(?!(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?|lengths?|sizes?|counts?|number of)\b)"
+            r"\w+\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero|1|one)|below (?:zero|1|one)|not greater than (?:0|zero|1|one))\b",
             # whether the input is always positive ("can I assume n is non-negative?")
             r"\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"

@@ -104,6 +104,12 @@ class TidyList(Family):
             r"\b(?:output|result|returned (?:list|value|array)|return value)\b[^.?!]{0,30}\b(?:contain|include|have|keep)\w*\b[^.?!]{0,25}\b(?:unique|distinct|duplicates?|repeated)\b",
             r"\b(?:remove|drop|keep|dedupe|deduplicate)\w* (?:the )?duplicates\b",
             r"\bshould (?:the |it |they )?(?:results?|output|list|it|they)\b[^.?!]{0,10}\bbe (?:sorted|ordered|unique|deduplicated)\b",
+            # what to do with duplicates decides whether they come back ("how should the function
+            # handle duplicate elements?", "what if the input list contains duplicates?"); whether
+            # there are any ("can the list contain duplicates?") does not ask it
+            r"\b(?:how (?:should|does|do|will|would|can|to)\b[^.?!]{0,20}\bhandle|what (?:should|does|will|would)"
+            r"\b[^.?!]{0,20}\b(?:happen|do|return)|what(?: is| are|'s) the expected (?:behaviou?r|output|result)"
+            r"|what (?:happens|if))\b[^.?!]{0,50}\b(?:duplicat\w*|repeated (?:elements?|values?|numbers?|items?))",
         ),
     )
     exemplars = (
