@@ -91,6 +91,15 @@ PLAIN = [
         "tidy_list",
     ),
     ("What is the expected behavior if the input contains duplicate elements?", "tidy_list"),
+    # MBPP questions (issue 27's seventeenth session, the tune half)
+    ("Is the radius given as a positive floating-point number?", "negative_input"),
+    ("Is the input number greater than 1?", "negative_input"),
+    ("How should the function handle non-positive radius values?", "negative_input"),
+    ("Is there a need to check if the input is an integer?", "bad_input"),
+    ("Is there a requirement to handle division by zero?", "bad_input"),
+    ("How do you handle cases where the number of sides is less than 3?", "bad_input"),
+    ("Is the function returning a boolean value?", "yes_no"),
+    ("How is the array passed to the function?", "input_format"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.
@@ -328,12 +337,34 @@ NOT_ASKED = [
     # whether there are duplicates, not what to do with them; a length, not a value
     ("Can the list contain duplicates?", "tidy_list"),
     ("What if the length of the list is less than 1?", "negative_input"),
+    # a matrix's rows, numbers handed in with leading zeros, the case of the text handed in,
+    # zero's sign, the digits of a returned number, what a check returns when it finds one
+    ("How many rows are in the matrix?", "batch"),
+    ("Is the input string always in snake case format?", "naming"),
+    ("Is 0 positive for our purposes?", "negative_input"),
+]
+
+# The same, where the rules' words still score the family and it's no plain question: the
+# learned matcher's veto has it.
+NOT_ASKED_VETOED = [
+    ("What about numbers with leading zeros?", "number_style"),
+    (
+        "Is there a requirement to maintain the order of the digits in the resulting number?",
+        "tidy_list",
+    ),
+    ("What should the function return if a duplicate is found?", "tidy_list"),
 ]
 
 
 @pytest.mark.parametrize(("question", "family"), NOT_ASKED)
 def test_a_familys_words_about_something_else_target_nothing(question, family):
     assert family not in make_matcher("rules").read(question, ALL).targets(ALL)
+
+
+@pytest.mark.parametrize(("question", "family"), NOT_ASKED_VETOED)
+def test_a_familys_words_about_something_else_are_no_plain_question(question, family):
+    assert family not in asked_plainly(question)
+    assert family not in make_matcher("learned").read(question, ALL).targets(ALL)
 
 
 @pytest.mark.parametrize(

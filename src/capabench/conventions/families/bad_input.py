@@ -111,7 +111,8 @@ class BadInput(Family):
             # needed, "an input that is not less than 100" where the task says it is, "n is
             # less than 1" where it is to be positive
             r"^(?!.*\b(?:groups?|chunks?|blocks?|windows?|leftovers?|results?|outputs?)\b)"
-            r".*\b(?:fewer|less) than (?:two|three|four|[2-4]) (?:elements?|items?|numbers|values|entries|integers|strings|words|characters|digits)\b",
+            r".*\b(?:fewer|less) than (?:two|three|four|[2-4]) (?:elements?|items?|numbers|values|entries|integers|strings|words|characters|digits)\b"
+            r"|\bnumber of \w+ (?:is|are) (?:fewer|less|smaller) than (?:two|three|four|[2-4])\b",
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
             r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x|it)\b (?:is|are)"
             r" (?:not (?:less|greater|smaller|larger|bigger|more) than|(?:less|smaller) than (?:1|one)\b)"
@@ -124,6 +125,10 @@ class BadInput(Family):
             # "should a `base` outside 2-9 raise a ValueError?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*\b(?:outside|out of)\b(?:[^.?!]|\.\d){0,30}\b(?:raise|reject)\w*\b",
             r"\bhandle (?:invalid|bad|wrong|malformed)\b",
+            # "is there a need to check if the input is an integer?", "handle division by zero?"
+            r"\b(?:check|verify|validate|ensure)\w* (?:if |whether |that )?(?:the |each |all )?(?:inputs?|arguments?|values?|elements?|n|x)\b"
+            r"[^.?!]{0,15}\b(?:is|are) (?:an? )?(?:valid |positive )?(?:integer|int|number|string|list|float|numeric)s?\b",
+            r"\bhandl\w* (?:a |the )?(?:division|dividing) by zero\b",
             # what to do with inputs of another type: "floats or strings: raise, or accept?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*(?<!return an empty )(?<!returns an empty )(?<!return empty )\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b(?:[^.?!]|\.\d){0,60}\b(?:raise|reject)(?:ing|ed)?\b"
             r"|\b(?:accept|reject)\w* (?:floats?|decimals?|non-integers?|booleans?|numeric strings?)\b",

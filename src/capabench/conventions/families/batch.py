@@ -76,6 +76,8 @@ class Batch(Family):
         ),
         ignore=(
             r"\bloop variables?\b|\bloop run\b|\b(?:newton|while|for|inner|outer|main) loop\b",
+            # a matrix's rows are its shape, not records
+            r"\brows?\b[^.?!]{0,25}\b(?:matrix|matrices|grid|triangle|2d (?:list|array))\b|\b(?:matrix|matrices|grid|triangle)\b[^.?!]{0,40}\brows?\b",
             r"\b(?:how many|number of|fixed (?:number|count) of) (?:iterations|times|passes|swaps|steps|loops)\b|\biterations?\b|\btimes per (?:second|minute|call|request)\b|\bhot loop\b|\bvectori[sz]e this\b",
             r"\biterat\w* over (?:the |its |a |an )?(?:\w+'s )?(?:dict|keys|items|list|string|characters|chars|elements|digits|values|loop|range|pairs)\b",
             r"\b(?:a |one |single )?loop is (?:clearer|simpler|easier|faster|more readable)\b|\b(?:loop|comprehension|reduce|recursion) (?:or|vs\.?|versus) (?:a )?(?:loop|comprehension|reduce|recursion|regex)\b",

@@ -35,6 +35,7 @@ class NegativeInput(Family):
             r"\bnon-?negative",
             r"\bpositive (?:only|numbers|integers|ints|values|inputs)",
             r"\bonly positive",
+            r"\bnon-?positive",
             r"\bsafe with odd",
             r"\babsolute value",
             r"\babs\(",
@@ -89,7 +90,8 @@ class NegativeInput(Family):
         questions=(
             r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe (?:non-?)?negative\b",
             r"^(?!.*\b(?:tests?|test cases?|doctests?|examples?)\b[^.?!]{0,40}\bnegative\b)"
-            r".*\bnegative (?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
+            r".*\b(?:negative|non-?positive) (?:(?!results?|outputs?|returns?|sums?|differences?)\w+ )?"
+            r"(?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
             # (any argument: "where the step is less than 1"; not the result, nor a length)
             r"\b(?:if|when|where) (?:the |an? |any )?(?!(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?|lengths?|sizes?|counts?|number of)\b)"
             r"\w+\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero|1|one)|below (?:zero|1|one)|not greater than (?:0|zero|1|one))\b",
@@ -99,7 +101,9 @@ class NegativeInput(Family):
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",
             _NOT_OF_THE_RESULT
-            + r"\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?(?:positive|non-?negative)(?: (?:integers?|ints|numbers?|values?))?\s*\?",
+            + r"\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?"
+            r"(?:positive|non-?negative|greater than (?:0|zero|1|one))"
+            r"(?: (?:[\w-]+ )?(?:integers?|ints|numbers?|values?|floats?|decimals?))?\s*\?",
             r"\b(?:inputs?|lists?|arrays?|arguments?|data)\b[^.?!]{0,20}\b(?:contain|include|have|hold)\w*\b[^.?!]{0,15}\bnegative\b",
             # "can you confirm the sides are all positive?"
             _NOT_OF_THE_RESULT + r".*\b(?:is|are)\b(?: \w+){0,3}? all (?:positive|non-?negative)\b",

@@ -113,7 +113,9 @@ class NumberStyle(Family):
         ),
         questions=(
             r"\bhow should (?:the )?(?:returned )?(?:number|result|count|value|score|total)s? be (?:formatted|written|displayed|shown|represented|styled|spelled)\b",
-            r"\b(?:number|result|count|value)s?\b[^.?!]{0,25}\b(?:in words|as words|spelled out|as an ordinal|ordinal|zero[- ]padded|padded|with leading zeros)\b",
+            # (numbers "with leading zeros" handed in are the input's)
+            r"\b(?:number|result|count|value)s?\b[^.?!]{0,25}\b(?:in words|as words|spelled out|as an ordinal|ordinal|zero[- ]padded|padded)\b"
+            r"|\b(?:result|count|value|output)s?\b[^.?!]{0,25}\bwith leading zeros\b",
             r"\b(?:in words|spelled out|as an ordinal|zero[- ]padded|leading zeros)\b[^.?!]{0,25}\b(?:or|vs)\b[^.?!]{0,15}\b(?:digits|numerals|a number|an integer|plain)\b",
             r"\bformat (?:of )?(?:the )?(?:returned )?(?:number|count|result number)\b",
             r"^(?!.*\b(?:inputs?|arguments?|given|passed)\b)"

@@ -41,7 +41,7 @@ class TidyList(Family):
             r"\bdistinct\b",
             r"\brepeat(?:s|ed|ing)? (?:values|items|elements|entries|ones)",
             r"first (?:seen|appear|occurrence)",
-            r"\b(?:keep|preserve|retain)\w* (?:the )?(?:original |input |insertion )?order",
+            r"\b(?:keep|preserve|retain|maintain)\w* (?:the )?(?:original |input |insertion )?order",
             r"\bsmallest first|\blargest first|\bhighest first|\blowest first",
         ),
         aspects=(
@@ -98,7 +98,9 @@ class TidyList(Family):
         questions=(
             # (a call in code, `sorted(arr)`, is not the word)
             r"\b(?:returned|output|resulting|result) list\b[^.?!]{0,40}\b(?:sorted|sort|order|ordered|ascending|descending|duplicates?|unique|distinct)\b(?!\()",
-            r"\b(?:sorted|sort|ordered|order|ascending|descending|duplicates?|unique|distinct)\b(?!\()[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b",
+            # (not the order of a number's digits: "in the resulting number")
+            r"\b(?:sorted|sort|ordered|order|ascending|descending|duplicates?|unique|distinct)\b(?!\()[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b"
+            r"(?! (?:numbers?|integers?|ints?|strings?|values?|floats?|sums?|counts?|texts?)\b)",
             r"\bascending or descending\b",
             r"\b(?:should|must|do you want|would you like)\b[^.?!]{0,30}\breturn\w*\b[^.?!]{0,40}\bin (?:the )?(?:same|original|sorted|ascending|descending|reversed?) order\b",
             r"\b(?:output|result|returned (?:list|value|array)|return value)\b[^.?!]{0,30}\b(?:contain|include|have|keep)\w*\b[^.?!]{0,25}\b(?:unique|distinct|duplicates?|repeated)\b",
@@ -108,7 +110,7 @@ class TidyList(Family):
             # handle duplicate elements?", "what if the input list contains duplicates?"); whether
             # there are any ("can the list contain duplicates?") does not ask it
             r"\b(?:how (?:should|does|do|will|would|can|to)\b[^.?!]{0,20}\bhandle|what (?:should|does|will|would)"
-            r"\b[^.?!]{0,20}\b(?:happen|do|return)|what(?: is| are|'s) the expected (?:behaviou?r|output|result)"
+            r"\b[^.?!]{0,20}\b(?:happen|do)\b|what(?: is| are|'s) the expected (?:behaviou?r|output|result)"
             r"|what (?:happens|if))\b[^.?!]{0,50}\b(?:duplicat\w*|repeated (?:elements?|values?|numbers?|items?))",
         ),
     )

@@ -84,7 +84,7 @@ class YesNo(Family):
         questions=(
             r"\b(?:true/false|true or false|boolean|bool)\b[^.?!]{0,40}\b(?:or|vs|versus|instead)\b[^.?!]{0,25}\b(?:yes|no|strings?|y|1|0|ints?|integers?)\b",
             r"\b(?:yes|y)/(?:no|n)\b[^.?!]{0,30}\b(?:or|vs)\b[^.?!]{0,25}\b(?:true|false|boolean|bool)\b",
-            r"\breturn (?:a )?(?:boolean|bool)\b",
+            r"\breturn(?:s|ing)? (?:a )?(?:boolean|bool)\b",
             r"""\b(?:\"yes\"|'yes'|yes/no|\"y\"|'y') (?:strings?|or|/)""",
         ),
     )

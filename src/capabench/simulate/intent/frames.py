@@ -57,6 +57,8 @@ _OTHER_FRAME = {
         r"|fields?|params?|parameters?|arguments?|args?|constants?|counters?|class(?:es)?)\b"
         r"|\b(?:helpers?|variables?|locals?|closures?|tests?|files?|columns?|keys?|fields?|params?"
         r"|parameters?|arguments?|constants?) (?:called|named)\b"
+        # the case of the text handed in ("is the input string always in snake case?")
+        r"|\b(?:inputs?|strings?|texts?|words?)\b[^.?!]{0,30}\b(?:snake|camel|pascal|kebab)[_ -]?case\b"
     ),
     # a wrapper around the call, or the code's delivery, is not one around the returned value
     "envelope": re.compile(
