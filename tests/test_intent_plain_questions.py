@@ -100,6 +100,13 @@ PLAIN = [
     ("How do you handle cases where the number of sides is less than 3?", "bad_input"),
     ("Is the function returning a boolean value?", "yes_no"),
     ("How is the array passed to the function?", "input_format"),
+    ("Is there a specific requirement for sorting the result?", "tidy_list"),
+    ("Is there a specific ordering of the elements in the output?", "tidy_list"),
+    ("Should the function return unique pairs?", "tidy_list"),
+    ("Does the function consider duplicate values in the list?", "tidy_list"),
+    ("Should we raise an error if the tuples have different lengths?", "bad_input"),
+    ("What if the user does not provide any values for radius and height?", "bad_input"),
+    ("Are there any exceptions that should be caught and handled?", "bad_input"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.
@@ -115,6 +122,11 @@ PLAIN_TWO = [
     # n < 1 where the task wants a positive n: ruled out, and negative numbers among it
     (
         "How should the function handle cases where n is less than 1?",
+        ["bad_input", "negative_input"],
+    ),
+    # an argument named in code ("`n`") is read as a gap, not dropped with its clause
+    (
+        "How should the function behave if `n` is less than 1?",
         ["bad_input", "negative_input"],
     ),
     # any argument, not only `n`
@@ -342,6 +354,11 @@ NOT_ASKED = [
     ("How many rows are in the matrix?", "batch"),
     ("Is the input string always in snake case format?", "naming"),
     ("Is 0 positive for our purposes?", "negative_input"),
+    # the input's case, a sign the arithmetic produces, the task's own odd numbers
+    ("Does the input string contain only lowercase letters?", "clean_text"),
+    ("Should we handle negative values that might result from subtraction?", "negative_input"),
+    ("What is the list you want to remove odd numbers from?", "negative_input"),
+    ("Is the difference between two elements always positive?", "negative_input"),
 ]
 
 # The same, where the rules' words still score the family and it's no plain question: the
@@ -353,6 +370,11 @@ NOT_ASKED_VETOED = [
         "tidy_list",
     ),
     ("What should the function return if a duplicate is found?", "tidy_list"),
+    # a tie, not what comes back
+    (
+        "What happens if the list contains duplicate values with the same maximum frequency?",
+        "tidy_list",
+    ),
 ]
 
 

@@ -103,10 +103,14 @@ class BadInput(Family):
             r"\b(?:handl\w*|accept\w*|deal\w* with|cop\w* with) (?:different|other|various|mixed|unexpected|wrong|any) (?:data )?types? of (?:inputs?|arguments?|values?|data)\b",
             # "a requirement for handling edge cases or errors?" (not another system's errors)
             r"^(?!.*\b(?:api|network|server|database|connection|request|http|file|disk|download)s?\b)"
-            r".*\bhandl\w* (?:\w+ ){0,3}errors?\b",
+            r".*\bhandl\w* (?:\w+ ){0,3}(?:errors?|exceptions?)\b|\b(?:errors?|exceptions?) (?:that |which )?(?:should|must|need to) be (?:caught|handled)\b",
+            # "should we raise an error if the tuples have different lengths?"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
+            r".*\b(?:raise|throw)\w* (?:an? )?(?:\w+ )?(?:error|exception)s? (?:if|when)\b",
             # a missing argument: "what if the delimiter is not provided?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|format|requirements?)\b)"
-            r".*\b(?:if|when|where)\b[^.?!]{0,70}\b(?:is|are) (?:missing|absent|not (?:given|provided|passed|supplied))\b",
+            r".*\b(?:if|when|where)\b[^.?!]{0,70}\b(?:(?:is|are) (?:missing|absent|not (?:given|provided|passed|supplied))"
+            r"|(?:do|does|did) not (?:provide|pass|give|supply))\b",
             # an input the task rules out: "a list with fewer than two elements" where two are
             # needed, "an input that is not less than 100" where the task says it is, "n is
             # less than 1" where it is to be positive
@@ -117,8 +121,9 @@ class BadInput(Family):
             r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x|it)\b (?:is|are)"
             r" (?:not (?:less|greater|smaller|larger|bigger|more) than|(?:less|smaller) than (?:1|one)\b)"
             # (any argument in a case asked about: "where the step is less than 1")
-            r"|\b(?:if|when|where) (?:the |an? )?(?!(?:lengths?|sizes?|counts?|number|total|results?|outputs?|sums?|differences?)\b)"
-            r"\w+ (?:is|are) (?:less|smaller) than (?:1|one)\b",
+            # (an identifier the text names in code is read as a gap: "if `n` is less than 1")
+            r"|\b(?:if|when|where)(?: (?:the |an? )?(?!(?:lengths?|sizes?|counts?|number|total|results?|outputs?|sums?|differences?)\b)\w+|\s{2,})"
+            r"\s*(?:is|are) (?:less|smaller) than (?:1|one)\b",
             # characters or items the task doesn't allow: "if the input could contain anything
             # other than parentheses, how should that be handled?"
             r"\b(?:inputs?|strings?|lists?|data|arguments?|text|numbers?)\b[^.?!]{0,20}\b(?:contains?|contain|containing|has|have|having|includes?|including|holds?|with)\b[^.?!]{0,10}\b(?:anything|something|characters?|items?|values?|digits?|letters?|symbols?) (?:other than|else than|besides|apart from)\b",

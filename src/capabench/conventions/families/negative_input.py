@@ -86,6 +86,7 @@ class NegativeInput(Family):
             r"\bodd (?:or|and|/) even",
             r"\bodd (?:number|count|length|amount) of\b|\bodd[- ]length\b",
             r"\b(?:only )?(?:the )?odd numbers (?:in|of|from) (?:the )?(?:list|input|sequence)",
+            r"\b(?:remov|filter\w* out|drop|exclud|extract|find|count|sum)\w* (?:all |only )?(?:the )?odd numbers\b",
         ),
         questions=(
             r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe (?:non-?)?negative\b",
@@ -93,10 +94,11 @@ class NegativeInput(Family):
             r".*\b(?:negative|non-?positive) (?:(?!results?|outputs?|returns?|sums?|differences?)\w+ )?"
             r"(?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
             # (any argument: "where the step is less than 1"; not the result, nor a length)
-            r"\b(?:if|when|where) (?:the |an? |any )?(?!(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?|lengths?|sizes?|counts?|number of)\b)"
-            r"\w+\b[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero|1|one)|below (?:zero|1|one)|not greater than (?:0|zero|1|one))\b",
+            r"\b(?:if|when|where)(?: (?:the |an? |any )?(?!(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?|lengths?|sizes?|counts?|number of)\b)"
+            r"\w+\b|\s{2,})[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero|1|one)|below (?:zero|1|one)|not greater than (?:0|zero|1|one))\b",
             # whether the input is always positive ("can I assume n is non-negative?")
-            r"\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
+            _NOT_OF_THE_RESULT
+            + r".*\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",

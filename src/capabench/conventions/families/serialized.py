@@ -95,7 +95,7 @@ class Serialized(Family):
             # as another form of what comes back, alone or in a fragment of its own
             _STRING_OFFER
             + r"(?=.*\b(?:return\w*|give\w* back|come\w* back|get back|send\w* back|hand\w* back|output|something else|something different|different (?:format|shape|form))\b)"
-            r".*(?:\bor\b|,|\(|\bsuch as\b|\be\.g\.)[^.?!]{0,60}\b(?:an?|as an?|as|into an?) (?:plain |python |single |formatted |json )?(?:string|str)\b(?! (?:of|that|with|containing|where)\b)",
+            r".*(?:\bor\b|,|\(|\bsuch as\b|\be\.g\.)[^.?!]{0,60}\b(?:an?|as an?|as|into an?) (?:plain |python |single |formatted |json )?(?:string|str)\b(?! (?:of|that|with|containing|where|indicating|saying|describing|explaining)\b)",
             _STRING_OFFER
             + r"(?:or )?an? (?:plain |python |json )?(?:string|str)(?:,| or\b)[^.?!]{0,40}\b(?:an?|something)\b",
             _STRING_OFFER

@@ -99,7 +99,7 @@ class TidyList(Family):
             # (a call in code, `sorted(arr)`, is not the word)
             r"\b(?:returned|output|resulting|result) list\b[^.?!]{0,40}\b(?:sorted|sort|order|ordered|ascending|descending|duplicates?|unique|distinct)\b(?!\()",
             # (not the order of a number's digits: "in the resulting number")
-            r"\b(?:sorted|sort|ordered|order|ascending|descending|duplicates?|unique|distinct)\b(?!\()[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b"
+            r"\b(?:sorted|sort|sorting|ordered|order|ordering|ascending|descending|duplicates?|unique|distinct)\b(?!\()[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b"
             r"(?! (?:numbers?|integers?|ints?|strings?|values?|floats?|sums?|counts?|texts?)\b)",
             r"\bascending or descending\b",
             r"\b(?:should|must|do you want|would you like)\b[^.?!]{0,30}\breturn\w*\b[^.?!]{0,40}\bin (?:the )?(?:same|original|sorted|ascending|descending|reversed?) order\b",
@@ -111,7 +111,11 @@ class TidyList(Family):
             # there are any ("can the list contain duplicates?") does not ask it
             r"\b(?:how (?:should|does|do|will|would|can|to)\b[^.?!]{0,20}\bhandle|what (?:should|does|will|would)"
             r"\b[^.?!]{0,20}\b(?:happen|do)\b|what(?: is| are|'s) the expected (?:behaviou?r|output|result)"
-            r"|what (?:happens|if))\b[^.?!]{0,50}\b(?:duplicat\w*|repeated (?:elements?|values?|numbers?|items?))",
+            r"|what (?:happens|if)|(?:consider|ignor|account\w* for|deal\w* with)\w*)\b[^.?!]{0,50}\b"
+            # (not a tie: "duplicate maximum elements", "duplicates with the same frequency")
+            r"(?:duplicat\w*|repeated (?:elements?|values?|numbers?|items?))\b"
+            r"(?! (?:max\w*|min\w*|largest|smallest|highest|lowest)\b)(?! (?:\w+ )?with the same\b)",
+            r"\breturn\w* (?:only )?(?:the )?(?:unique|distinct) (?!(?:count|number|value|result|answer)s?\b)\w+",
         ),
     )
     exemplars = (

@@ -15,6 +15,7 @@ _OTHER_FRAME = {
         r"\b(?:result|output|answer|return value|returned value|difference|sum)s?\b[^.?!]{0,30}"
         r"\b(?:be|is|are|come out|end up)\b[^.?!]{0,20}\b(?:positive|negative)\b"
         r"|\bnegative (?:result|output|answer|return value)s?\b"
+        r"|\bnegative\b[^.?!]{0,30}\bresult(?:s|ing)? from\b"
     ),
     "result_file": re.compile(
         r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"
@@ -33,6 +34,8 @@ _OTHER_FRAME = {
         r"|\b(?:the )?same (?:character|letter|char)s?\b"
         r"|\b(?:is|are|will) (?:the |my |your |an? )?(?:input|given|incoming)?\s*(?:string|text|word|letter)s?"
         r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
+        # ("does the input string contain only lowercase letters?")
+        r"|\b(?:inputs?|given|incoming)\b[^.?!]{0,30}\b(?:contains?|have|has|consists? of|made of)\b[^.?!]{0,20}\b(?:lower|upper|title|mixed)"
         # ("your examples are all lowercase single words")
         r"|\b(?:examples?|doctests?|inputs?|arguments?|samples?)\b[^.?!]{0,40}\b(?:is|are|was|were)"
         r" (?:always |all |only )?(?:\w+ )?(?:in )?(?:lower|upper|title|mixed)"
