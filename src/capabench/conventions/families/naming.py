@@ -7,13 +7,14 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest if part)
 
 
-# A name for a file, an output or a variable is not the function's.
-_NOT_ITS_NAME = (
-    r"(?! (?:the |this |that |a |an |my |your |our |each )?(?:temp\w*|branch\w*|variables?|vars?|locals?|tests?\b|"
-    r"modules?|files?|folders?|director\w+|commits?|prs?|columns?|keys?|fields?|loggers?|loops?|lists?|"
-    r"dicts?|helpers?|inner|intermediate|params?|parameters?|arguments?|args?|class(?:es)?|records?|"
-    r"attributes?|constants?|counters?|accumulators?)\b)"
+# What has a name of its own that is not the function's: a file, a variable, a helper...
+OTHER_NAMED = (
+    r"(?:temp\w*|branch\w*|variables?|vars?|locals?|tests?|modules?|files?|folders?|director\w+|"
+    r"commits?|prs?|columns?|keys?|fields?|loggers?|loops?|lists?|dicts?|helpers?|closures?|lambdas?|"
+    r"inner|intermediate|params?|parameters?|arguments?|args?|class(?:es)?|records?|attributes?|"
+    r"constants?|counters?|accumulators?)"
 )
+_NOT_ITS_NAME = rf"(?! (?:the |this |that |a |an |my |your |our |each )?{OTHER_NAMED}\b)"
 _NOT_A_FILE = r"^(?!.*\b(?:files?|sav\w+|writ\w+|stor\w+|outputs?|logs?|logger\w*|variables?|branch\w*|folders?|directory)\b)"
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from capabench.conventions.families.naming import OTHER_NAMED
+
 _OTHER_FRAME = {
     "negative_input": re.compile(
         r"\b(?:result|output|answer|return value|returned value|difference|sum)s?\b[^.?!]{0,30}"
@@ -54,12 +56,8 @@ _OTHER_FRAME = {
     # a helper's, a variable's or a test's name is not the function's ("call the inner helper
     # `_idx`? which name reads better?")
     "naming": re.compile(
-        r"\b(?:call|name|rename|label)\w* (?:the |this |that |my |our |your |an? |each )?"
-        r"(?:inner |nested |local |private |temp\w* |loop |intermediate )?"
-        r"(?:helpers?|variables?|vars?|locals?|closures?|lambdas?|tests?|files?|branch\w*|columns?|keys?"
-        r"|fields?|params?|parameters?|arguments?|args?|constants?|counters?|class(?:es)?)\b"
-        r"|\b(?:helpers?|variables?|locals?|closures?|tests?|files?|columns?|keys?|fields?|params?"
-        r"|parameters?|arguments?|constants?) (?:called|named)\b"
+        rf"\b(?:call|name|rename|label)\w* (?:the |this |that |my |our |your |an? |each )?"
+        rf"(?:nested |local |private |loop )?{OTHER_NAMED}\b|\b{OTHER_NAMED} (?:called|named)\b"
         # the case of the text handed in ("is the input string always in snake case?")
         r"|\b(?:inputs?|strings?|texts?|words?)\b[^.?!]{0,30}\b(?:snake|camel|pascal|kebab)[_ -]?case\b"
     ),
