@@ -107,6 +107,8 @@ PLAIN = [
     ("Should we raise an error if the tuples have different lengths?", "bad_input"),
     ("What if the user does not provide any values for radius and height?", "bad_input"),
     ("Are there any exceptions that should be caught and handled?", "bad_input"),
+    ("What if the input is a floating point number?", "bad_input"),
+    ("Is the year provided as an integer?", "input_format"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.
@@ -152,6 +154,10 @@ PLAIN_BESIDE = [
     ("What should it do for values outside the stated range?", "bad_input"),
     # "types of input" is also the form it arrives in, for the rules' words
     ("How does the function handle different types of input?", "bad_input"),
+    # input of another kind than the task's (the rules' words also hear the input's form)
+    ("Should it handle floating-point inputs?", "bad_input"),
+    ("How should the function handle non-tuple inputs?", "bad_input"),
+    ("What should happen if the input tuples contain mixed data types?", "bad_input"),
 ]
 
 # A family's words in another frame: about the result, the input's state, another name.
@@ -359,6 +365,9 @@ NOT_ASKED = [
     ("Should we handle negative values that might result from subtraction?", "negative_input"),
     ("What is the list you want to remove odd numbers from?", "negative_input"),
     ("Is the difference between two elements always positive?", "negative_input"),
+    # a non-empty string; floats in the tests' comparisons
+    ("Is the length of the string greater than 0?", "negative_input"),
+    ("Is that consistent with how your other tests handle floats?", "bad_input"),
 ]
 
 # The same, where the rules' words still score the family and it's no plain question: the

@@ -134,6 +134,13 @@ class BadInput(Family):
             r"\b(?:check|verify|validate|ensure)\w* (?:if |whether |that )?(?:the |each |all )?(?:inputs?|arguments?|values?|elements?|n|x)\b"
             r"[^.?!]{0,15}\b(?:is|are) (?:an? )?(?:valid |positive )?(?:integer|int|number|string|list|float|numeric)s?\b",
             r"\bhandl\w* (?:a |the )?(?:division|dividing) by zero\b",
+            # input of another kind than the task's: floats where integers are meant,
+            # "non-tuple inputs", "mixed data types"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value|precision|comparisons?|accuracy|tests?|toleran\w+|isclose|approx)\b)"
+            r".*(?:\b(?:handle|accept|support)\w*\b[^.?!]{0,20}|\bwhat (?:if|about|happens if)\b[^.?!]{0,30}\b(?:is|are) (?:an? )?)"
+            r"\b(?:floating[- ]point|floats?|decimals?|non-integers?)\b",
+            r"\b(?:handl\w*|what if|contains?|containing|accept\w*)\b[^.?!]{0,30}\b(?:non-(?:tuple|list|string|integer|int|numeric|number|dict|dictionary)s?"
+            r"|mixed (?:data )?types)\b",
             # what to do with inputs of another type: "floats or strings: raise, or accept?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value)\b).*(?<!return an empty )(?<!returns an empty )(?<!return empty )\b(?:floats?|decimals?|non-integers?|non-integral|strings?|booleans?)\b(?:[^.?!]|\.\d){0,60}\b(?:raise|reject)(?:ing|ed)?\b"
             r"|\b(?:accept|reject)\w* (?:floats?|decimals?|non-integers?|booleans?|numeric strings?)\b",

@@ -111,7 +111,9 @@ class InputFormat(Family):
             # "How are the elements in the array represented?", "How are the GPAs provided?"
             r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation)\b)"
             r"\W*how (?:are|is|will) (?:the |my |your )?(?:elements?|items?|entries|\w+s) (?:in (?:the )?(?:input|array|list) )?(?:be )?(?:provided|represented|passed(?: in)?|supplied)\b",
-            # "How is the array passed to the function?"
+            # "Is the year provided as an integer?", "How is the array passed to the function?"
+            r"^(?!.*\b(?:results?|outputs?|returned|return value)\b)"
+            r"\W*(?:is|are) (?:the |an? )?\w+ (?:provided|given|passed|supplied) as (?:an? )?(?:integer|int|string|str|float|list|tuple|number)s?\b",
             r"\W*how (?:is|will) (?:the |an? )?(?:input |given )?(?:array|list|string|tuple|matrix|data|number|integer|value|dictionary|dict|text)"
             r" (?:be )?(?:passed|provided|supplied|given)(?: (?:in|to (?:the )?function))?\s*\?",
             r"^(?!.*\b(?:tuple|separately|positional|dict|generator|many|once per|per call|invocation|call site|the call)\b).*\bhow (?:will|are|do|does|is) (?:the |my |your )?(?:inputs?|data|numbers|values|arguments?)\b[^.?!]{0,20}\b(?:passed|given|provided|arrive|come|supplied|look|formatted)\b",

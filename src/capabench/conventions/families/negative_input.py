@@ -102,7 +102,9 @@ class NegativeInput(Family):
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",
-            _NOT_OF_THE_RESULT + r"\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?"
+            # (a length greater than 0 is a non-empty input)
+            _NOT_OF_THE_RESULT
+            + r"(?!.*\b(?:lengths?|sizes?|counts?|number of)\b)\W*(?:is|are)\b(?:\s+\w+){0,6}\s+(?:always |all )?(?:an? )?"
             r"(?:positive|non-?negative|greater than (?:0|zero|1|one))"
             r"(?: (?:[\w-]+ )?(?:integers?|ints|numbers?|values?|floats?|decimals?))?\s*\?",
             r"\b(?:inputs?|lists?|arrays?|arguments?|data)\b[^.?!]{0,20}\b(?:contain|include|have|hold)\w*\b[^.?!]{0,15}\bnegative\b",

@@ -119,7 +119,9 @@ class NumberStyle(Family):
             r"\b(?:in words|spelled out|as an ordinal|zero[- ]padded|leading zeros)\b[^.?!]{0,25}\b(?:or|vs)\b[^.?!]{0,15}\b(?:digits|numerals|a number|an integer|plain)\b",
             r"\bformat (?:of )?(?:the )?(?:returned )?(?:number|count|result number)\b",
             r"^(?!.*\b(?:inputs?|arguments?|given|passed)\b)"
-            r".*\b(?:should|do you want|would you like)\b[^.?!]{0,40}\b(?:leading (?:and trailing )?zeros|zero[- ]pad\w*)\b",
+            r".*\b(?:should|do you want|would you like)\b(?:(?!\bcheck\w* for\b)[^.?!]){0,40}\b(?:leading (?:and trailing )?zeros|zero[- ]pad\w*)\b"
+            # (not zeros the input holds: "leading zeros in the octal number")
+            r"(?! in (?:the |an? )?(?:\w+ )?(?:number|string|input|value)s?\b)",
             # whether the returned number is rounded or kept as it is (the corpus rule: a
             # defensible reveal; real models' questions ask it plainly), not how to round
             # (halves, up or down: the task's arithmetic)
