@@ -379,6 +379,8 @@ NOT_ASKED_VETOED = [
         "tidy_list",
     ),
     ("What should the function return if a duplicate is found?", "tidy_list"),
+    # whether the values come sorted, not the form they arrive in (what the models would add)
+    ("is input list already sorted when it come in? then i can use bisect, faster", "input_format"),
     # a tie, not what comes back
     (
         "What happens if the list contains duplicate values with the same maximum frequency?",

@@ -84,6 +84,9 @@ class InputFormat(Family):
             r"\b[a-z]\b(?= (?:is|be|arrive|come))",
         ),
         ignore=(
+            # whether the values come sorted is about the data, not the form it arrives in (the
+            # whole clause, before any other pattern takes a piece of it)
+            r"[^.?!\n]*\bsorted\b[^.?!]{0,20}\bwhen (?:it|they) (?:comes?|arrives?)(?: in)?\b",
             r"\binput order\b|\b(?:original|insertion) order\b",
             r"\bdocstring(?: example)?\b[^.?!]{0,40}\b(?:json|string|argument)\b",
             r"\bparse (?:a |the )?files?\b",
