@@ -1,4 +1,5 @@
 from capabench.conventions.base import Alternative, Family, Layer, Vocabulary, register
+from capabench.conventions.named import OTHER_NAMED
 from capabench.records import Mechanism
 
 
@@ -7,13 +8,6 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest if part)
 
 
-# What has a name of its own that is not the function's: a file, a variable, a helper...
-OTHER_NAMED = (
-    r"(?:temp\w*|branch\w*|variables?|vars?|locals?|tests?|modules?|files?|folders?|director\w+|"
-    r"commits?|prs?|columns?|keys?|fields?|loggers?|loops?|lists?|dicts?|helpers?|closures?|lambdas?|"
-    r"inner|intermediate|params?|parameters?|arguments?|args?|class(?:es)?|records?|attributes?|"
-    r"constants?|counters?|accumulators?)"
-)
 _NOT_ITS_NAME = rf"(?! (?:the |this |that |a |an |my |your |our |each )?{OTHER_NAMED}\b)"
 _NOT_A_FILE = r"^(?!.*\b(?:files?|sav\w+|writ\w+|stor\w+|outputs?|logs?|logger\w*|variables?|branch\w*|folders?|directory)\b)"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from capabench.conventions.families.naming import OTHER_NAMED
+from capabench.conventions.named import OTHER_NAMED
 
 _OTHER_FRAME = {
     "negative_input": re.compile(
