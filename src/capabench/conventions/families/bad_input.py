@@ -12,6 +12,10 @@ from capabench.records import Mechanism
 _EMPTY = {list: "[]", str: '""', int: "0", float: "0.0", tuple: "()", dict: "{}", bool: "False"}
 
 
+# a question about what comes back ("what if the sum is less than 1?") is not about the input
+_NOT_OF_THE_RESULT = r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
+
+
 @register
 class BadInput(Family):
     id = "bad_input"
@@ -105,8 +109,8 @@ class BadInput(Family):
             r"^(?!.*\b(?:api|network|server|database|connection|request|http|file|disk|download)s?\b)"
             r".*\bhandl\w* (?:\w+ ){0,3}(?:errors?|exceptions?)\b|\b(?:errors?|exceptions?) (?:that |which )?(?:should|must|need to) be (?:caught|handled)\b",
             # "should we raise an error if the tuples have different lengths?"
-            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
-            r".*\b(?:raise|throw)\w* (?:an? )?(?:\w+ )?(?:error|exception)s? (?:if|when)\b",
+            _NOT_OF_THE_RESULT
+            + r".*\b(?:raise|throw)\w* (?:an? )?(?:\w+ )?(?:error|exception)s? (?:if|when)\b",
             # a missing argument: "what if the delimiter is not provided?"
             r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|format|requirements?)\b)"
             r".*\b(?:if|when|where)\b[^.?!]{0,70}\b(?:(?:is|are) (?:missing|absent|not (?:given|provided|passed|supplied))"
@@ -117,8 +121,8 @@ class BadInput(Family):
             r"^(?!.*\b(?:groups?|chunks?|blocks?|windows?|leftovers?|results?|outputs?)\b)"
             r".*\b(?:fewer|less) than (?:two|three|four|[2-4]) (?:elements?|items?|numbers|values|entries|integers|strings|words|characters|digits)\b"
             r"|\bnumber of \w+ (?:is|are) (?:fewer|less|smaller) than (?:two|three|four|[2-4])\b",
-            r"^(?!.*\b(?:results?|outputs?|returned|return value|answer|sums?)\b)"
-            r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x|it)\b (?:is|are)"
+            _NOT_OF_THE_RESULT
+            + r".*\b(?:inputs?|arguments?|values?|numbers?|n|k|x|it)\b (?:is|are)"
             r" (?:not (?:less|greater|smaller|larger|bigger|more) than|(?:less|smaller) than (?:1|one)\b)"
             # (any argument in a case asked about: "where the step is less than 1")
             # (an identifier the text names in code is read as a gap: "if `n` is less than 1")
