@@ -286,7 +286,8 @@ class RulesMatcher:
             if plainly and question.context and question.elliptical:
                 # a plain question that refers back asks in the frame of what it refers to
                 # ("call the inner helper `_idx`? which name reads better?")
-                near = plain(f"{sentences(question.context)[-1]} {read}")
+                before = sentences(question.context)[-1:]
+                near = plain(" ".join([*before, read]))
                 plainly = tuple(f for f in plainly if not other_frame(f, near))
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
