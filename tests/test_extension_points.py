@@ -285,20 +285,23 @@ def test_a_family_the_learned_weights_dont_know_is_read_by_the_rules():
     assert matcher.read(REGISTRY["naming"].question, held).targets(held) == ["naming"]
 
 
-def test_the_families_order_does_not_depend_on_what_was_imported_first():
-    # the reader of the simulated user's frames imports shared words, not a family's module:
-    # a family imported ahead of discovery would come first, and the policies that ask about
-    # every family would word their questions in another order in another process
+@pytest.mark.parametrize(
+    "first", ["capabench.simulate.intent.rules", "capabench.conventions.families.tidy_list"]
+)
+def test_the_families_order_does_not_depend_on_what_was_imported_first(first):
+    # a family's module imported before discovery registers it ahead of the rest; the registry
+    # still lists its package's members in module order, or the policies that ask about every
+    # family would word their questions in another order in another process
     order = "from capabench.conventions import REGISTRY; print(list(REGISTRY))"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
-    first = subprocess.run(
+    fresh = subprocess.run(
         [sys.executable, "-c", order], env=env, capture_output=True, text=True, check=True
     ).stdout
     after = subprocess.run(
-        [sys.executable, "-c", f"import capabench.simulate.intent.rules; {order}"],
+        [sys.executable, "-c", f"import {first}; {order}"],
         env=env,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert first == after and "naming" in first
+    assert after == fresh and "naming" in fresh

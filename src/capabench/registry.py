@@ -81,9 +81,14 @@ class Registry(Mapping[str, T]):
     def _import_members(self) -> None:
         if self.package:
             package = importlib.import_module(self.package)
-            for info in pkgutil.iter_modules(package.__path__, f"{self.package}."):
-                if not info.name.rsplit(".", 1)[-1].startswith("_"):
-                    importlib.import_module(info.name)
+            modules = [
+                info.name
+                for info in pkgutil.iter_modules(package.__path__, f"{self.package}.")
+                if not info.name.rsplit(".", 1)[-1].startswith("_")
+            ]
+            for name in modules:
+                importlib.import_module(name)
+            self._in_module_order(modules)
         if self.group:
             for point in metadata.entry_points(group=self.group):
                 try:
@@ -96,6 +101,17 @@ class Registry(Mapping[str, T]):
                         f"load ({type(exc).__name__}: {exc}); its {self.kind}s are missing",
                         stacklevel=3,
                     )
+
+    def _in_module_order(self, modules: list[str]) -> None:
+        """The package's members in its modules' name order, whatever imported one of them
+        first (a module imported before discovery registers its member ahead of the rest);
+        members from elsewhere after them, in the order they came."""
+        rank = {module: i for i, module in enumerate(modules)}
+        with self._lock:
+            names = sorted(
+                self._members, key=lambda n: rank.get(self._origins.get(n, ""), len(rank))
+            )
+            self._members = {n: self._members[n] for n in names}
 
     def origin(self, name: str) -> str:
         """The module that registered `name` ("" when not told)."""
