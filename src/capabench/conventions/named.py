@@ -1,5 +1,5 @@
-"""Words shared by the naming family and the readers of its frame, outside the families
-package: importing a family's module registers it, ahead of the registry's own order."""
+"""Words shared by the naming family and the simulated user's frames (simulate/intent/frames.py),
+which read them without importing a family's module."""
 
 # What has a name of its own that is not the function's: a file, a variable, a helper...
 OTHER_NAMED = (
