@@ -109,6 +109,12 @@ PLAIN = [
     ("Are there any exceptions that should be caught and handled?", "bad_input"),
     ("What if the input is a floating point number?", "bad_input"),
     ("Is the year provided as an integer?", "input_format"),
+    # the real tune halves' vetoed true reveals (issue 27's eighteenth session)
+    ("Should the function only consider positive integers for n?", "negative_input"),
+    ("Is there a requirement to maintain the order of the elements in the list?", "tidy_list"),
+    ("Should the order of the elements be preserved?", "tidy_list"),
+    ("What if the input list contains multiple identical elements?", "tidy_list"),
+    ("What if a number appears more than once in the list?", "tidy_list"),
 ]
 
 # An input that is not a positive integer may be negative or not an integer at all.

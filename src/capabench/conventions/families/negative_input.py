@@ -110,6 +110,9 @@ class NegativeInput(Family):
             r"\b(?:inputs?|lists?|arrays?|arguments?|data)\b[^.?!]{0,20}\b(?:contain|include|have|hold)\w*\b[^.?!]{0,15}\bnegative\b",
             # "can you confirm the sides are all positive?"
             _NOT_OF_THE_RESULT + r".*\b(?:is|are)\b(?: \w+){0,3}? all (?:positive|non-?negative)\b",
+            # "should the function only accept positive integers?" asks whether negatives come
+            r"\bonly (?:consider|accept|handle|take|work with|deal with|support|allow|process)\w*"
+            r" (?:strictly )?(?:positive|non-?negative)\b",
             r"\bassume\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?|products?)\b)"
             r"[^.?!]){0,40}\b(?:is|are|be|contains?|has|have)\b[^.?!]{0,20}\b(?:positive|non-?negative)\b",
         ),

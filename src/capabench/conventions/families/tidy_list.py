@@ -113,9 +113,18 @@ class TidyList(Family):
             r"\b[^.?!]{0,20}\b(?:happen|do)\b|what(?: is| are|'s) the expected (?:behaviou?r|output|result)"
             r"|what (?:happens|if)|(?:consider|ignor|account\w* for|deal\w* with)\w*)\b[^.?!]{0,50}\b"
             # (not a tie: "duplicate maximum elements", "duplicates with the same frequency")
-            r"(?:duplicat\w*|repeated (?:elements?|values?|numbers?|items?))\b"
+            r"(?:duplicat\w*|repeated (?:elements?|values?|numbers?|items?)"
+            r"|(?<!\bno )(?<!\bnot any )(?:multiple |several )?identical (?:elements?|values?|numbers?|items?|integers?)"
+            r"|(?:elements?|values?|numbers?|items?|integers?) (?:that )?(?:appear|occur)\w* "
+            r"(?:more than once|multiple times|twice))\b"
             r"(?! (?:max\w*|min\w*|largest|smallest|highest|lowest)\b)(?! (?:\w+ )?with the same\b)",
             r"\breturn\w* (?:only )?(?:the )?(?:unique|distinct) (?!(?:count|number|value|result|answer)s?\b)\w+",
+            # keeping the elements' order is the returned list's order ("maintain the order of the
+            # elements in the list?"); a string's characters are another family's
+            r"\b(?:maintain|preserv|keep|retain)\w* (?:the )?(?:original |relative |input |same )?order of"
+            r" (?:the )?(?:elements?|items?|values?|numbers?|integers?)\b"
+            r"|\border of (?:the )?(?:elements?|items?|values?|numbers?|integers?)\b[^.?!]{0,20}"
+            r"\b(?:be )?(?:maintained|preserved|kept|retained)\b",
         ),
     )
     exemplars = (
