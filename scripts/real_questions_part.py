@@ -159,7 +159,8 @@ def consensus_of(first: list[dict], second: list[dict]) -> list[dict]:
             sorted(a["targets"]),
             sorted(a["defensible"]),
         ):
-            entry["note"] = f"{a['note']} | second labeller: {b['note']}"
+            # (the earliest parts' labels carry no note)
+            entry["note"] = f"{a.get('note', '')} | second labeller: {b.get('note', '')}"
         merged.append(entry)
     return merged
 

@@ -48,3 +48,11 @@ def test_a_target_stays_where_both_labellers_give_it_and_is_defensible_where_one
 def test_files_of_different_parts_are_refused(consensus_of):
     with pytest.raises(SystemExit, match="different messages"):
         consensus_of([_entry("a", [])], [_entry("b", [])])
+
+
+def test_a_first_labellers_entry_without_a_note_still_merges(consensus_of):
+    # the corpus's earliest parts carry no note
+    first = [{k: v for k, v in _entry("a", ["naming"]).items() if k != "note"}]
+    merged = consensus_of(first, [_entry("a", [], ["naming"])])
+    assert merged[0]["targets"] == [] and merged[0]["defensible"] == ["naming"]
+    assert merged[0]["note"] == " | second labeller: on a"
