@@ -166,6 +166,22 @@ PLAIN_BESIDE = [
     ("What should happen if the input tuples contain mixed data types?", "bad_input"),
 ]
 
+# A formatted string offered for a number the question asks how to write is one of the
+# number's own forms (two labellers per part named the text format there at most as
+# defensible)
+NUMBER_AS_TEXT = [
+    'Should the count come back as a plain int, or as a formatted string like `"1,234"`?',
+    'A plain `int` (e.g. `1`), a formatted string such as `"Count: 1"`, or something else?',
+    'Do you want e.g. a formatted string like `"1,234"`, a padded width, or something else?',
+]
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+@pytest.mark.parametrize("question", NUMBER_AS_TEXT)
+def test_a_string_offered_for_a_number_asks_how_the_number_is_written(matcher, question):
+    assert make_matcher(matcher).read(question, ALL).targets(ALL) == ["number_style"]
+
+
 # A family's words in another frame: about the result, the input's state, another name.
 OTHER_FRAME = [
     ("Can the result be negative?", "negative_input"),
@@ -321,6 +337,9 @@ def test_the_literal_index_finds_what_a_search_per_literal_finds():
 
 # A family's words about something else: the rules read no target there.
 NOT_ASKED = [
+    # which letters a cipher shifts is the task's, not the returned text's case
+    ("Which characters does it shift: only lowercase, or uppercase as well?", "clean_text"),
+    ("Should uppercase letters be shifted too?", "clean_text"),
     # booleans among the input's values are not how the answer is written
     ("With booleans in the list (True/False are ints), should they be ignored?", "yes_no"),
     ("If you want booleans excluded, should I use isinstance(x, bool)?", "yes_no"),

@@ -143,6 +143,8 @@ def test_statements_ask_nothing_however_they_open():
     # an edit the user can make themselves is offered, not asked; one asking something back asks
     assert questions("I called it `area`; rename it if you need something else.") == []
     assert questions("You didn't give a name, so rename it if you need to.") == []
+    # ... in parentheses too (an offer inside the sentence that states the name)
+    assert questions("I named it `is_prime` (rename it if you need something else):") == []
     # however its code is written, and in whatever words the change is offered
     assert questions("If you want the input order kept (`[5, 3, 2]`), use `list(l)`.") == []
     assert questions("If you wanted duplicates kept instead, it's just `[x + 1 for x in l]`.") == []

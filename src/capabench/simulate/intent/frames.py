@@ -43,6 +43,9 @@ _OTHER_FRAME = {
         r" (?:always |all |only )?(?:\w+ )?(?:in )?(?:lower|upper|title|mixed)"
         # ("how should the function handle strings with mixed case letters?")
         r"|\bhandl\w* (?:\w+ )?(?:strings?|texts?|words?|inputs?|letters?|characters?) (?:with|containing|that (?:contain|have)) (?:\w+ )?(?:mixed|upper|lower|capital)"
+        # which letters a cipher shifts ("only lowercase letters are shifted")
+        r"|\b(?:lower|upper)\w*\b[^.?!]{0,40}\b(?:shift\w*|rotat\w*|encod\w*|decod\w*|cipher\w*)"
+        r"|\b(?:shift\w*|rotat\w*|encod\w*|decod\w*|cipher\w*)\b[^.?!]{0,40}\b(?:lower|upper)"
     ),
     # the form of what is returned is not the form the data arrives in
     "input_format": re.compile(r"\b(?:return\w*|output\w*|results?)\b"),

@@ -236,8 +236,14 @@ def evidence(message: str) -> Evidence:
     summed, norm = meaning(" ".join(read))
     prose = ngrams(" ".join(texts))
     # what the words-only models read: not a generic question's words ("what is the expected
-    # input format?" names no family)
-    specific = [t for t, q in zip(texts, reading.questions, strict=True) if not q.generic]
+    # input format?" names no family), nor what the draft does where the invitation names
+    # something else and the rules read nothing there ("It logs at INFO. Tell me the format
+    # we settled on.")
+    specific = [
+        t
+        for t, q, a in zip(texts, reading.questions, asked, strict=True)
+        if not q.generic and not (a.put_up and not q.targets)
+    ]
     return Evidence(
         meaning=summed,
         norm=norm,

@@ -299,6 +299,9 @@ class RulesMatcher:
             # a plain question reaches its family, beside a sibling the words found ("a dict,
             # or a string?" asks about the envelope and the text format both)
             targets += [f for f in plainly if f in families and f not in targets]
+            if _number_as_text(targets, quoted, read):
+                targets.remove("serialized")
+                plainly = tuple(f for f in plainly if f != "serialized")
             readings.append(
                 QuestionReading(
                     text=question.text,
@@ -321,6 +324,27 @@ class RulesMatcher:
             ]
         reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
         return Analysis(reading, asked, leaning, frozenset(with_context))
+
+
+# A formatted string offered for a number the question asks how to write ("a plain `int`, a
+# formatted string like `"1,234"`, or words?") is one of the number's own forms, not a text
+# format for the value: two labellers per part named `serialized` there at most as defensible
+# (issue 27's eighteenth session). A bare "a string or an int?" still asks both.
+_FORMATTED = re.compile(
+    r"\bformatted (?:string|str|text)\b|\bpadded\b|\bcomma-separated\b|\bthousands? separators?\b",
+    re.I,
+)
+_SERIALIZED_OWN = re.compile(r"\b(?:json|repr|serializ\w*|literal|settled|usual format)\b", re.I)
+
+
+def _number_as_text(targets: list[str], quoted: Sequence[str], read: str) -> bool:
+    return (
+        "number_style" in targets
+        and "serialized" in targets
+        and "serialized" not in quoted
+        and _FORMATTED.search(read) is not None
+        and _SERIALIZED_OWN.search(read) is None
+    )
 
 
 # "if you need it differently", "if your codebase calls it something else": the

@@ -268,16 +268,24 @@ def _said_to_answer(sentence: str) -> str:
     """The sentence without what only offers the user a change of their own ("If you'd
     rather X, that's a one-line change", "rename it if you need something else")."""
     stripped = _ALREADY.sub("", _EASY_CHANGE.sub("", sentence.strip())).strip()
-    clauses = [
-        c
-        for c in STATEMENT_BREAK.split(stripped)
-        # (the code it offers may hold commas of its own: "use `[x for x in l if x > 0]`")
-        if not (
-            _SELF_SERVICE.match(messages.without_inline_code(c.strip(), "CODE"))
-            and not _ASKS_BACK.search(c)
-        )
-    ]
+    # ... and such an offer in parentheses ("I named it `f` (rename it if you need another).")
+    stripped = _PARENTHESIS.sub(
+        lambda m: "" if _self_service(m.group(1)) else m.group(0), stripped
+    ).strip()
+    clauses = [c for c in STATEMENT_BREAK.split(stripped) if not _self_service(c)]
     return "; ".join(clauses).strip()
+
+
+_PARENTHESIS = re.compile(r"\s*\(([^()]{1,120})\)")
+
+
+def _self_service(clause: str) -> bool:
+    """An edit the user can make themselves, offered, asking nothing back."""
+    # (the code it offers may hold commas of its own: "use `[x for x in l if x > 0]`")
+    return bool(
+        _SELF_SERVICE.match(messages.without_inline_code(clause.strip(), "CODE"))
+        and not _ASKS_BACK.search(clause)
+    )
 
 
 def invites(sentence: str) -> bool:
