@@ -337,6 +337,12 @@ def test_the_literal_index_finds_what_a_search_per_literal_finds():
 
 # A family's words about something else: the rules read no target there.
 NOT_ASKED = [
+    # the sign of zero is the task's rule, not negative input
+    (
+        "In `get_positive`, 0 is neither positive nor negative and the example drops it. "
+        "Is that deliberate, i.e. should 0 be excluded?",
+        "negative_input",
+    ),
     # which letters a cipher shifts is the task's, not the returned text's case
     ("Which characters does it shift: only lowercase, or uppercase as well?", "clean_text"),
     ("Should uppercase letters be shifted too?", "clean_text"),

@@ -18,6 +18,8 @@ _OTHER_FRAME = {
         r"\b(?:be|is|are|come out|end up)\b[^.?!]{0,20}\b(?:positive|negative)\b"
         r"|\bnegative (?:result|output|answer|return value)s?\b"
         r"|\bnegative\b[^.?!]{0,30}\bresult(?:s|ing)? from\b"
+        # the sign of zero ("0 is neither positive nor negative: should it be excluded?")
+        r"|\bneither positive nor negative\b"
     ),
     "result_file": re.compile(
         r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"

@@ -121,6 +121,9 @@ class Evidence(BaseModel):
     # the (not generic) asking sentences' n-grams alone: what a family the rules missed is taken
     # on (a draft's `return "yes"` says which reading a question has, never that one was asked)
     prose: frozenset[str]
+    # ... and their plain text, each question with what it refers back to: the frame a family
+    # the rules missed is taken in
+    asking: str = ""
     # a targeted family's own questions (those the rules read it in): a message that asks
     # about two families doesn't dilute the one with the other's words
     focus: dict[str, frozenset[str]]
@@ -249,6 +252,7 @@ def evidence(message: str) -> Evidence:
         norm=norm,
         ngrams=prose | code_words(message),
         prose=prose if len(specific) == len(texts) else ngrams(" ".join(specific)),
+        asking=" ".join(specific),
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
             f: (
@@ -374,8 +378,7 @@ class LearnedMatcher:
         # words they hold (the models' words, "as usual", then speak of another family's habit).
         # The best guess, when nothing is kept yet something is asked, may be a family whose
         # words the question lacks (a paraphrase the rules miss).
-        asking = plain(" ".join(q.text for q in ev.reading.questions if not q.generic))
-        framed = {f for f in words if not other_frame(f, asking)}
+        framed = {f for f in words if not other_frame(f, ev.asking)}
         added = {
             f
             for f in (sure & framed) - targeted
