@@ -103,3 +103,30 @@ def other_frame(family: str, text: str) -> bool:
         and _OTHER_FRAME[family].search(text) is not None
         and _OWN_FRAME[family].search(text) is None
     )
+
+
+# A formatted string offered for a number the question asks how to write ("a plain `int`, a
+# formatted string like `"1,234"`, or words?") is one of the number's own forms, not a text
+# format for the value: two labellers per part named `serialized` there at most as defensible
+# (issue 27's eighteenth session). A bare "a string or an int?" still asks both.
+_FORMATTED = re.compile(
+    r"\bformatted (?:string|str|text)\b|\bpadded\b|\bcomma-separated\b|\bthousands? separators?\b",
+    re.I,
+)
+_SERIALIZED_OWN = re.compile(r"\b(?:json|repr|serializ\w*|literal|settled|usual format)\b", re.I)
+
+
+def without_number_as_text(
+    targets: list[str], plainly: tuple[str, ...], quoted: tuple[str, ...], text: str
+) -> tuple[list[str], tuple[str, ...]]:
+    """A question's targets and plain families, without `serialized` where the string it
+    offers is a formatted number beside `number_style` (not a cue the question quotes)."""
+    if not (
+        "number_style" in targets
+        and "serialized" in targets
+        and "serialized" not in quoted
+        and _FORMATTED.search(text)
+        and not _SERIALIZED_OWN.search(text)
+    ):
+        return targets, plainly
+    return [f for f in targets if f != "serialized"], tuple(f for f in plainly if f != "serialized")

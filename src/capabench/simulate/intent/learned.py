@@ -1,21 +1,20 @@
-"""The `learned` matcher (the default): the rules matcher's reading, checked by small learned
-models that have seen how real assistants word questions about each family and about
-nothing a user's conventions settle.
+"""The `learned` matcher (the default): the rules matcher's reading, checked by small learned models
+that have seen how real assistants word questions about each family and about nothing a user's
+conventions settle.
 
-Logistic regressions over the asking sentences' words (the plain text the rules read:
-identifiers and quoted task terms left out), the words of the message's code (a draft's
-`return "yes" if ok else "no"` is what "which return should stay?" asks about) and the
-sentences' meaning (WordPiece tokens summed over static token vectors distilled from MiniLM,
-`token_vectors.npz`, scripts/distill_token_vectors.py), so a word no bank message used still
-weighs by what it means:
+Logistic regressions over the asking sentences' words (the plain text the rules read: identifiers
+and quoted task terms left out), the words of the message's code (a draft's `return "yes" if ok
+else "no"` is what "which return should stay?" asks about) and the sentences' meaning (WordPiece
+tokens summed over static token vectors distilled from MiniLM, `token_vectors.npz`,
+scripts/distill_token_vectors.py), so a word no bank message used still weighs by what it means:
 - per family, on the questions the rules found it in and how they reached it (`how_asked`):
   may veto a rules target;
 - once, whether the message asks about none of the families: may veto every rules target
   but one its family's model is all but certain of;
-- per family on the asking sentences' words alone (not the code's): when sure, keeps a rules
-  target and takes a family the rules missed in a mechanism they left free (a user holds one
-  family per mechanism) if one of its words is asked about; when nothing is kept yet
-  something is asked, its best family may be taken.
+- per family on the asking sentences' words alone (not the code's): when sure, keeps a rules target
+  and takes a family the rules missed in a mechanism they left free (a user holds one family per
+  mechanism) if one of its words is asked about; when nothing is kept yet something is asked, its
+  best family may be taken.
 `LearnedWeights` names the thresholds each step uses. A rules target whose cue (the user's own
 words in the request) an asking sentence quotes (cues.py), or that a plain question about its
 concept asks, always stays.
@@ -24,10 +23,9 @@ Why: the rules' concept words also turn up in questions about other things (a ne
 "should I format the file with black?"), and everyday wordings escape any word list. What the
 models change on parts of the bank neither was written on: docs/measurements.md.
 
-Weights are package data (`learned_weights.json`, written by scripts/train_intent_model.py
-from tuned parts only; the held-out parts never enter it). Inference is a sum of weights; the
-meaning vector is a sum of int8 rows (exact) read with math.fsum: the same reading on every
-machine."""
+Weights are package data (`learned_weights.json`, written by scripts/train_intent_model.py from
+tuned parts only; the held-out parts never enter it). Inference is a sum of weights; the meaning
+vector is a sum of int8 rows (exact) read with math.fsum: the same reading on every machine."""
 
 from __future__ import annotations
 
@@ -121,9 +119,7 @@ class Evidence(BaseModel):
     # the (not generic) asking sentences' n-grams alone: what a family the rules missed is taken
     # on (a draft's `return "yes"` says which reading a question has, never that one was asked)
     prose: frozenset[str]
-    # ... and their plain text, each question with what it refers back to: the frame a family
-    # the rules missed is taken in
-    asking: str = ""
+    asking: str = ""  # ... and their text (with what each refers back to): the frame added in
     # a targeted family's own questions (those the rules read it in): a message that asks
     # about two families doesn't dilute the one with the other's words
     focus: dict[str, frozenset[str]]
@@ -239,14 +235,10 @@ def evidence(message: str) -> Evidence:
     summed, norm = meaning(" ".join(read))
     prose = ngrams(" ".join(texts))
     # what the words-only models read: not a generic question's words ("what is the expected
-    # input format?" names no family), nor what the draft does where the invitation names
-    # something else and the rules read nothing there ("It logs at INFO. Tell me the format
-    # we settled on.")
-    specific = [
-        t
-        for t, q, a in zip(texts, reading.questions, asked, strict=True)
-        if not q.generic and not (a.put_up and not q.targets)
-    ]
+    # input format?"), nor a draft's statement the rules set aside ("It logs at INFO." before
+    # "Tell me the format we settled on.")
+    pairs = zip(texts, reading.questions, asked, strict=True)
+    specific = [t for t, q, a in pairs if not q.generic and not (a.put_up and not q.targets)]
     return Evidence(
         meaning=summed,
         norm=norm,
@@ -365,19 +357,19 @@ class LearnedMatcher:
             f: probability(w.families[f], ev.words(f), ev.rules[f], ev)
             for f in targeted - self.untrained - sure
         }
-        # The none-model knows how messages of a kind usually go (a HumanEval reply mostly
-        # asks about the task's own logic); a family's model all but certain of its question
-        # outweighs that.
+        # The none-model knows how messages of a kind usually go (a HumanEval reply mostly asks
+        # about the task's own logic); a family's model all but certain of its question outweighs
+        # that.
         bar = w.overrule_threshold if nothing >= w.none_threshold else w.threshold
         kept = (targeted & sure) | {f for f, p in family.items() if p >= bar}
         kept |= targeted & self.untrained
         taken = {REGISTRY[f].mechanism for f in kept}
         # What the models add: not a family whose words the asking sentences speak of about
-        # something else (the case of the input, the form of the output: the rules' frame holds
-        # for what the models add too), nor, beside what the rules kept, one none of whose
-        # words they hold (the models' words, "as usual", then speak of another family's habit).
-        # The best guess, when nothing is kept yet something is asked, may be a family whose
-        # words the question lacks (a paraphrase the rules miss).
+        # something else (the case of the input, the form of the output: the rules' frame holds for
+        # what the models add too), nor, beside what the rules kept, one none of whose words they
+        # hold (the models' words, "as usual", then speak of another family's habit). The best
+        # guess, when nothing is kept yet something is asked, may be a family whose words the
+        # question lacks (a paraphrase the rules miss).
         framed = {f for f in words if not other_frame(f, ev.asking)}
         added = {
             f

@@ -19,7 +19,7 @@ from capabench.conventions import REGISTRY
 from capabench.messages import sentences
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
 from capabench.simulate.intent.cues import quoted_cues
-from capabench.simulate.intent.frames import other_frame
+from capabench.simulate.intent.frames import other_frame, without_number_as_text
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
 from capabench.simulate.intent.text import STATEMENT_BREAK, Question, invites, questions_of
@@ -28,8 +28,7 @@ THRESHOLD = 1.0
 READINGS_KEPT = 4096  # messages whose reading a matcher keeps
 _ASPECT_ALONE = 0.5  # a generic word without its subject: reported as a candidate, never targets
 _NEAR = 40  # characters between an aspect word and its subject for them to count together
-# snake_case identifiers (the task's function, its parameters) are names, not concept words:
-# `sort_third` is not a question about sorting.
+# snake_case identifiers (the task's function, its parameters) are names: `sort_third` asks no sort
 _IDENTIFIER = re.compile(r"\b(?!snake_case\b)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b")
 # A word quoted from the task ("distinct" in the docstring) is the task's, not a habit's.
 _TASK_TERM = re.compile(
@@ -248,9 +247,8 @@ class RulesMatcher:
     def analyse(self, message: str, families: Sequence[str]) -> Analysis:
         """The reading, and what it rests on."""
         asked = questions_of(message)
-        # every sentence once (a question's context is its neighbours' text): a family's score
-        # counts distinct words, so the repeats only cost time on long messages
-        # (a list's heading once, not once per item)
+        # every sentence once (a question's context is its neighbours' text; a list's heading once):
+        # a family's score counts distinct words, so the repeats only cost time on long messages
         pieces = [s for q in asked for s in (*sentences(q.context), q.heading, q.own) if s]
         whole = " ".join(dict.fromkeys(pieces))
         # The whole message's leaning (generic words tied in one clause go to the family the
@@ -299,9 +297,7 @@ class RulesMatcher:
             # a plain question reaches its family, beside a sibling the words found ("a dict,
             # or a string?" asks about the envelope and the text format both)
             targets += [f for f in plainly if f in families and f not in targets]
-            if _number_as_text(targets, quoted, read):
-                targets.remove("serialized")
-                plainly = tuple(f for f in plainly if f != "serialized")
+            targets, plainly = without_number_as_text(targets, plainly, quoted, read)
             readings.append(
                 QuestionReading(
                     text=question.text,
@@ -324,27 +320,6 @@ class RulesMatcher:
             ]
         reading = Reading(matcher=self.name, asking_sentences=len(asked), questions=tuple(readings))
         return Analysis(reading, asked, leaning, frozenset(with_context))
-
-
-# A formatted string offered for a number the question asks how to write ("a plain `int`, a
-# formatted string like `"1,234"`, or words?") is one of the number's own forms, not a text
-# format for the value: two labellers per part named `serialized` there at most as defensible
-# (issue 27's eighteenth session). A bare "a string or an int?" still asks both.
-_FORMATTED = re.compile(
-    r"\bformatted (?:string|str|text)\b|\bpadded\b|\bcomma-separated\b|\bthousands? separators?\b",
-    re.I,
-)
-_SERIALIZED_OWN = re.compile(r"\b(?:json|repr|serializ\w*|literal|settled|usual format)\b", re.I)
-
-
-def _number_as_text(targets: list[str], quoted: Sequence[str], read: str) -> bool:
-    return (
-        "number_style" in targets
-        and "serialized" in targets
-        and "serialized" not in quoted
-        and _FORMATTED.search(read) is not None
-        and _SERIALIZED_OWN.search(read) is None
-    )
 
 
 # "if you need it differently", "if your codebase calls it something else": the
