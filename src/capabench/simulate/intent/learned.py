@@ -234,17 +234,17 @@ def evidence(message: str) -> Evidence:
             own.setdefault(f, []).append(text)
     summed, norm = meaning(" ".join(read))
     prose = ngrams(" ".join(texts))
-    # what the words-only models read: not a generic question's words ("what is the expected
-    # input format?"), nor a draft's statement the rules set aside ("It logs at INFO." before
-    # "Tell me the format we settled on.")
+    # what the words-only models read: no generic question's words, nor a draft's statement the
+    # rules set aside ("It logs at INFO." before "Tell me the format we settled on.")
     pairs = zip(texts, reading.questions, asked, strict=True)
     specific = [t for t, q, a in pairs if not q.generic and not (a.put_up and not q.targets)]
+    asking = " ".join(specific)
     return Evidence(
         meaning=summed,
         norm=norm,
         ngrams=prose | code_words(message),
-        prose=prose if len(specific) == len(texts) else ngrams(" ".join(specific)),
-        asking=" ".join(specific),
+        prose=prose if len(specific) == len(texts) else ngrams(asking),
+        asking=asking,
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
         rules={
             f: (
