@@ -49,6 +49,8 @@ PLAIN = [
     ("Decimals such as 2.5: raise, or round them down?", "bad_input"),
     ("And should the function have a particular name?", "naming"),
     ("What do you want the decoder function to be called?", "naming"),
+    ("Should the function be renamed?", "naming"),
+    ("Do you want me to rename the function?", "naming"),
     ("If you call it with a different name, tell me and I'll wire it up.", "naming"),
     ("What should happen to a value that isn't a number?", "bad_input"),
     ("Should the output contain unique elements only?", "tidy_list"),
@@ -399,6 +401,14 @@ NOT_ASKED = [
     # a non-empty string; floats in the tests' comparisons
     ("Is the length of the string greater than 0?", "negative_input"),
     ("Is that consistent with how your other tests handle floats?", "bad_input"),
+    # the user's logs as the place an error showed up, the imports' order, a parameter's name
+    ("Did you see an error in your logs when the old version failed?", "log_channel"),
+    ("Could you paste the stack trace from your logs?", "log_channel"),
+    (
+        "Do you want the imports sorted isort-style, or left in the order they're in now?",
+        "tidy_list",
+    ),
+    ("Should I keep the parameter name `l`, or rename it to `lst`?", "naming"),
 ]
 
 # The same, where the rules' words still score the family and it's no plain question: the
@@ -420,9 +430,10 @@ NOT_ASKED_VETOED = [
 ]
 
 
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
 @pytest.mark.parametrize(("question", "family"), NOT_ASKED)
-def test_a_familys_words_about_something_else_target_nothing(question, family):
-    assert family not in make_matcher("rules").read(question, ALL).targets(ALL)
+def test_a_familys_words_about_something_else_target_nothing(matcher, question, family):
+    assert family not in make_matcher(matcher).read(question, ALL).targets(ALL)
 
 
 @pytest.mark.parametrize(("question", "family"), NOT_ASKED_VETOED)

@@ -115,6 +115,9 @@ class Naming(Family):
             + r".*(?:\b(?:function|method|def)\b|\bcall(?:ing)? it\b)[^.?!]{0,30}\b(?:have|has|get|need|use|take|go by|under|with|expects?) (?:a |an )?(?:particular|specific|certain|special|required|fixed|different|another|other) name\b",
             # "what do you want the decoder function to be called?"
             r"\b(?:function|method) to be (?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
+            # "should the function be renamed?", "do you want me to rename the function?"
+            r"\b(?:function|method) (?:be |is |gets? )?renamed\b",
+            r"\brenam(?:e|ing) (?:the|this|your|that) (?:function|method)\b",
         ),
     )
     exemplars = (

@@ -1,7 +1,9 @@
 """A family's words in another frame: the sign of the result is not negative input, the case
 of the input or of a comparison is not the returned text's, the form of the output is not the
 form the data arrives in, the user's files to share are not where the result is saved, a
-wrapper around the call or the code's delivery is not one around the returned value. A text
+wrapper around the call or the code's delivery is not one around the returned value, the
+imports' order is not the returned list's, an error found in the user's logs is not where
+results are logged, a result that is not an integer is not input of the wrong type. A text
 that speaks of the other frame and not of the family's own names the concept about something
 else (issue 27); the rules keep such a family as a candidate, never a target, and the learned
 matcher adds nothing in it."""
@@ -20,6 +22,12 @@ _OTHER_FRAME = {
         r"|\bnegative\b[^.?!]{0,30}\bresult(?:s|ing)? from\b"
         # the sign of zero ("0 is neither positive nor negative: should it be excluded?")
         r"|\bneither positive nor negative\b"
+    ),
+    # what comes back not being of its type ("what if the result is not an integer?") is the
+    # task's arithmetic, not input of the wrong type
+    "bad_input": re.compile(
+        r"\b(?:results?|outputs?|return(?:ed)? values?|answers?|sums?|quotients?)\b[^.?!]{0,20}"
+        r"\b(?:is|are|isn't|aren't|comes? out|turns? out)\b (?:not |n't )?(?:an? )?(?:integer|int|whole|number|string|float)"
     ),
     "result_file": re.compile(
         r"\b(?:share|add|upload|provide|attach|paste|send|open|edit|modify|change|show)\b[^.?!]{0,40}\bfiles?\b"
@@ -65,6 +73,16 @@ _OTHER_FRAME = {
         rf"(?:nested |local |private |loop )?{OTHER_NAMED}\b|\b{OTHER_NAMED} (?:called|named)\b"
         # the case of the text handed in ("is the input string always in snake case?")
         r"|\b(?:inputs?|strings?|texts?|words?)\b[^.?!]{0,30}\b(?:snake|camel|pascal|kebab)[_ -]?case\b"
+        # ("the parameter name `l`: keep it or rename it to `lst`?")
+        r"|\b(?:param\w*|arguments?|args?|variables?|vars?|locals?|helpers?) names?\b"
+    ),
+    # the order of the code's imports or dependencies is not the returned list's
+    "tidy_list": re.compile(r"\b(?:imports?|isort|dependencies|requirements)\b"),
+    # the user's logs as a place to look for an error, not where each result is logged
+    "log_channel": re.compile(
+        r"\b(?:errors?|exceptions?|tracebacks?|stack ?traces?|warnings?|failures?|crash\w*)\b"
+        r"[^.?!]{0,30}\b(?:in|from) (?:your|the) logs?\b"
+        r"|\b(?:paste|share|send|attach)\w*\b[^.?!]{0,30}\b(?:logs?|tracebacks?|stack ?traces?)\b"
     ),
     # a wrapper around the call, or the code's delivery, is not one around the returned value
     "envelope": re.compile(
@@ -75,6 +93,9 @@ _OTHER_FRAME = {
 _OWN_FRAME = {
     "negative_input": re.compile(
         r"\b(?:input|inputs|argument|arguments|parameter|passed|given|receives?|takes?)\b"
+    ),
+    "bad_input": re.compile(
+        r"\b(?:inputs?|arguments?|parameters?|passed|given|receiv\w*|none|invalid|malformed|wrong type)\b"
     ),
     "result_file": re.compile(
         r"\b(?:result|results|output|outputs|save|saved|write|written|store|dump|export)\b"
@@ -88,6 +109,13 @@ _OWN_FRAME = {
     ),
     "naming": re.compile(
         r"\b(?:the|this|your|main|public|top-level) (?:function|method)\b|\bdef\b"
+    ),
+    "tidy_list": re.compile(
+        r"\b(?:return\w*|results?|outputs?|lists?|come\w* back|give\w* back)\b"
+    ),
+    "log_channel": re.compile(
+        r"\b(?:results?|outputs?|answers?|values?|each call|show\w* up|appear\w*|report\w*|logged"
+        r"|print\w*|logger|logging|level)\b"
     ),
     "envelope": re.compile(
         r"\b(?:return\w*|results?|outputs?|values?|answers?|come\w* back|send\w* back|give\w* back"
