@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from pathlib import Path
 
@@ -90,7 +91,7 @@ def rule(args: argparse.Namespace) -> None:
         "# The 14 convention families and the labelling rule\n\n## The families\n\n"
         f"{families}{held}\n\n{rules}{hard}"
     )
-    args.out.write_text(text)
+    _write(args.out, text)
     print(f"{args.out}: {len(text)} characters")
 
 
@@ -124,7 +125,7 @@ def build(args: argparse.Namespace) -> None:
                 "note": label.get("note", ""),
             }
         )
-    args.out.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
+    _write(args.out, json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
     print(
         f"{args.out}: {len(entries)} messages, {sum(bool(e['targets']) for e in entries)} with targets"
     )
@@ -139,7 +140,7 @@ def consensus(args: argparse.Namespace) -> None:
             raise SystemExit(f"no such file: {path}")
     first, second = (json.loads(p.read_text()) for p in (args.first, args.second))
     merged = consensus_of(first, second)
-    args.out.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n")
+    _write(args.out, json.dumps(merged, indent=1, ensure_ascii=False) + "\n")
     moved = sum(sorted(a["targets"]) != m["targets"] for a, m in zip(first, merged, strict=True))
     print(f"{args.out}: {len(merged)} messages, {moved} with a target moved to defensible")
 
@@ -165,10 +166,17 @@ def consensus_of(first: list[dict], second: list[dict]) -> list[dict]:
     return merged
 
 
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: an interrupted run leaves the file as it was."""
+    staging = path.with_name(f".{path.name}.tmp")
+    staging.write_text(text)
+    os.replace(staging, path)
+
+
 def _write_rows(path: Path, rows: list[dict], what: str) -> None:
     """A helper's input file, one JSON object per line."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    _write(path, "".join(json.dumps(row) + "\n" for row in rows))
     print(f"{path}: {len(rows)} {what}")
 
 
