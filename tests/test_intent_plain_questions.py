@@ -448,13 +448,21 @@ def test_a_familys_words_about_something_else_are_no_plain_question(question, fa
         "Mind if I call the inner helper `_third_indices` instead of `f`? Picture yourself "
         "reading this in six months: which name would tell you more at a glance?",
         "Can I rename the loop variable to `idx`? Which name do you prefer?",
+        "The stub calls its parameter name `l`, which PEP 8 warns about. Keep it, or rename it?",
     ],
 )
 def test_a_plain_question_that_refers_back_asks_in_the_frame_it_refers_to(message):
-    # the name asked about is the helper's or the variable's, not the function's
+    # the name asked about is the helper's, the variable's or the parameter's, not the function's
     analysis = make_matcher("rules").analyse(message, ALL)
     assert all("naming" not in q.plainly for q in analysis.reading.questions)
+    assert "naming" not in make_matcher("rules").read(message, ALL).targets(ALL)
     assert "naming" not in make_matcher("learned").read(message, ALL).targets(ALL)
+
+
+def test_a_short_rename_question_after_the_functions_name_asks_about_it():
+    message = "I kept the function name `sort_third` from your stub. Keep it, or rename it?"
+    for matcher in ("rules", "learned"):
+        assert "naming" in make_matcher(matcher).read(message, ALL).targets(ALL)
 
 
 @pytest.mark.parametrize("matcher", ["rules", "learned"])

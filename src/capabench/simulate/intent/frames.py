@@ -133,6 +133,19 @@ def other_frame(family: str, text: str) -> bool:
     )
 
 
+# What "rename it?" renames is what the sentence before named: a parameter or a helper there
+# makes the question about its name, not the function's. Only a name is picked out so: the other
+# families' frames speak of whole topics ("how you call these") that a short question after them
+# may still ask about.
+_REFERRED_TO = frozenset({"naming"})
+
+
+def named_before(family: str, near: str) -> bool:
+    """Whether a question that refers back, read with the sentence before it, is about another
+    thing's name."""
+    return family in _REFERRED_TO and other_frame(family, near)
+
+
 # A formatted string offered for a number the question asks how to write ("a plain `int`, a
 # formatted string like `"1,234"`, or words?") is one of the number's own forms, not a text
 # format for the value: two labellers per part named `serialized` there at most as defensible

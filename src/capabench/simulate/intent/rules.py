@@ -19,7 +19,7 @@ from capabench.conventions import REGISTRY
 from capabench.messages import sentences
 from capabench.simulate.intent.base import Candidate, QuestionReading, Reading, register
 from capabench.simulate.intent.cues import quoted_cues
-from capabench.simulate.intent.frames import other_frame, without_number_as_text
+from capabench.simulate.intent.frames import named_before, other_frame, without_number_as_text
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
 from capabench.simulate.intent.text import STATEMENT_BREAK, Question, invites, questions_of
@@ -281,12 +281,12 @@ class RulesMatcher:
             ):
                 found = _with_antecedent(question, leaning, names, present)
                 with_context.add(i)
-            if plainly and question.context and question.elliptical:
-                # a plain question that refers back asks in the frame of what it refers to
-                # ("call the inner helper `_idx`? which name reads better?")
-                before = sentences(question.context)[-1:]
-                near = plain(" ".join([*before, read]))
+            if question.context and question.elliptical:
+                # a question that refers back asks in the frame of what it refers to ("call the
+                # inner helper `_idx`? which name reads better?"; "the parameter is `l`: rename it?")
+                near = plain(" ".join([*sentences(question.context)[-1:], read]))
                 plainly = tuple(f for f in plainly if not other_frame(f, near))
+                found = [c for c in found if not named_before(c.family, near)]
             # a question about the user's own words asks about what they stand for, and so
             # does a plain question about a family's concept; a generic question reveals
             # nothing, whatever its words serve
