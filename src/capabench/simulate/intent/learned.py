@@ -119,7 +119,7 @@ class Evidence(BaseModel):
     # the (not generic) asking sentences' n-grams alone: what a family the rules missed is taken
     # on (a draft's `return "yes"` says which reading a question has, never that one was asked)
     prose: frozenset[str]
-    asking: str = ""  # ... and their text (with what each refers back to): the frame added in
+    asking: str  # ... and their text, each with what it refers back to: an added family's frame
     # a targeted family's own questions (those the rules read it in): a message that asks
     # about two families doesn't dilute the one with the other's words
     focus: dict[str, frozenset[str]]
