@@ -212,15 +212,17 @@ def test_evidence_says_how_the_rules_questions_reach_a_family():
     question shared by two families, is weaker evidence for each."""
     both = evidence("Should the list be sorted, and should I log each call?")
     assert both.rules["tidy_list"][3:] == (0.0, 0.0, 0.5, 1.0)
-    bare = evidence("It returns `True`/`False`. Let me know if anything should change.")
+    bare = evidence("It returns `True`/`False`. Let me know if it should change.")
     assert bare.rules["yes_no"][3:] == (1.0, 0.0, 1.0, 0.0)
     assert bare.rules["naming"][3:] == (0.0, 0.0, 0.0, 0.0)
-    put_up = evidence(
-        "I went with a sorted list without duplicates. "
-        "If your logs should go somewhere different, tell me."
-    )
+    draft = "I went with a sorted list without duplicates. "
+    put_up = evidence(draft + "If your logs or anything else should differ, tell me.")
     assert put_up.rules["tidy_list"][3:5] == (0.0, 1.0)
     assert put_up.rules["log_channel"][3:5] == (0.0, 0.0)
+    # an invitation about the logs alone ("somewhere different": other than the logs' place)
+    # puts up nothing the draft did
+    logs_only = evidence(draft + "If your logs should go somewhere different, tell me.")
+    assert logs_only.rules["tidy_list"][0] == 0.0 and logs_only.rules["log_channel"][0] == 1.0
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")

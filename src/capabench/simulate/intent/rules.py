@@ -303,13 +303,15 @@ class RulesMatcher:
                     text=question.text,
                     targets=tuple(targets),
                     best=found[0] if found else None,
-                    plainly=tuple(sorted({*plainly, *quoted})),
+                    # (a statement of what the draft does, put up, asks nothing plainly)
+                    plainly=() if question.put_up else tuple(sorted({*plainly, *quoted})),
                     generic=is_generic,
                 )
             )
         # What the draft does is put up for correction by an invitation that names nothing
-        # itself ("tell me if anything should differ"); one that does ("if you need it logged,
-        # tell me") asks about that, not about every choice the draft made.
+        # itself ("tell me if it should differ") or opens everything ("if your logs or anything
+        # else should differ"); one that names something ("if you need it logged, tell me"; "if
+        # your usual call expects something else") asks about that, not every choice made.
         if not any(
             invites(q.text) and not q.put_up and (not r.targets or _ANY_CHANGE.search(q.text))
             for q, r in zip(asked, readings, strict=True)
@@ -322,9 +324,8 @@ class RulesMatcher:
         return Analysis(reading, asked, leaning, frozenset(with_context))
 
 
-# "if you need it differently", "if your codebase calls it something else": the
-# invitation reaches back to what the draft does, whatever else it names
-_ANY_CHANGE = re.compile(r"\b(?:different(?:ly)?|else|other(?:wise)?|instead|another)\b", re.I)
+# "anything else", "everything": the invitation reaches back to all that the draft does
+_ANY_CHANGE = re.compile(r"\b(?:anything|everything|any other)\b", re.I)
 
 _RETURNS_NOW = re.compile(
     r"^\(?\s*(?:so |right now,? |currently,? |for now,? )?(?:this|it|the function|the code|that)?\s*"
