@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from capabench.simulate.intent.learned import TOKEN_VECTORS
+from capabench.simulate.intent.evidence import TOKEN_VECTORS
 
 DIMENSIONS = 128
 BATCH = 512

@@ -27,15 +27,13 @@ import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 
 from capabench.conventions import REGISTRY
+from capabench.simulate.intent.evidence import TOKEN_VECTORS, Evidence, evidence
 from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure
 from capabench.simulate.intent.learned import (
-    TOKEN_VECTORS,
     WEIGHTS,
-    Evidence,
     FamilyWeights,
     LearnedMatcher,
     LearnedWeights,
-    evidence,
     load_weights,
 )
 from capabench.simulate.intent.rules import RulesMatcher
@@ -156,12 +154,13 @@ THRESHOLDS = (
     "asked_threshold",
     "best_threshold",
     "overrule_threshold",
+    "keep_threshold",
 )
 
 
 def thresholds(text: str) -> dict[str, float]:
-    """ "0.3:0.3:0.9:0.1:0.5" -> the family veto, none veto, add, asked, best and overrule
-    thresholds (those left out keep their defaults)."""
+    """ "0.3:0.3:0.9:0.1:0.5" -> the family veto, none veto, add, asked, best, overrule and
+    keep thresholds (those left out keep their defaults)."""
     values = [float(v) for v in text.split(":")]
     if len(values) > len(THRESHOLDS):
         raise SystemExit(f"at most {len(THRESHOLDS)} thresholds: {':'.join(THRESHOLDS)}")
@@ -184,8 +183,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--thresholds",
-        default="0.8:0.4:0.95:0.1:0.5:0.99",  # the shipped ones (docs/measurements.md: leave-one-part-out)
-        help="family veto : none veto : add : asked : best : overrule (probabilities)",
+        default="0.8:0.4:0.95:0.1:0.5:0.99:0.99",  # the shipped ones (docs/measurements.md: leave-one-part-out)
+        help="family veto : none veto : add : asked : best : overrule : keep (probabilities)",
     )
     parser.add_argument(
         "--cross-validate",

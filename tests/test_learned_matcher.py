@@ -15,18 +15,20 @@ import pytest
 
 from capabench.conventions import REGISTRY
 from capabench.simulate.intent import make_matcher
+from capabench.simulate.intent.evidence import (
+    TOKEN_VECTORS,
+    evidence,
+    meaning,
+    token_vectors,
+    wordpieces,
+)
 from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure
 from capabench.simulate.intent.learned import (
-    TOKEN_VECTORS,
     FamilyWeights,
     LearnedMatcher,
     LearnedWeights,
-    evidence,
     load_weights,
-    meaning,
     probability,
-    token_vectors,
-    wordpieces,
 )
 from capabench.simulate.intent.rules import RulesMatcher
 
@@ -61,6 +63,7 @@ def _weights(*, family_ngrams=None, none_ngrams=None, words_ngrams=None) -> Lear
         threshold=0.5,
         none_threshold=0.5,
         add_threshold=0.9,
+        keep_threshold=0.9,
         regularization=1.0,
         trained_on={},
         families={f: yes.model_copy(update={"ngrams": family_ngrams or {}}) for f in ALL},
@@ -312,6 +315,7 @@ def test_a_family_model_all_but_certain_overrules_the_none_model():
             "tidy_list": shipped.families["tidy_list"].model_copy(update={"intercept": 50.0}),
         },
         "add_threshold": 2.0,  # the words-only models are never sure
+        "keep_threshold": 2.0,
     }
     weights = shipped.model_copy(update=certain)
     overruled = LearnedMatcher(weights.model_copy(update={"overrule_threshold": 0.99}))

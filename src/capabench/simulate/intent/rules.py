@@ -324,8 +324,8 @@ class RulesMatcher:
         return Analysis(reading, asked, leaning, frozenset(with_context))
 
 
-# "anything else", "everything": the invitation reaches back to all that the draft does
-_ANY_CHANGE = re.compile(r"\b(?:anything|everything|any other)\b", re.I)
+# "anything else", "everything", "correct me on any": it reaches back to all the draft does
+_ANY_CHANGE = re.compile(r"\b(?:anything|everything|any other|any of|any\W*$)", re.I)
 
 _RETURNS_NOW = re.compile(
     r"^\(?\s*(?:so |right now,? |currently,? |for now,? )?(?:this|it|the function|the code|that)?\s*"
