@@ -91,6 +91,9 @@ def test_a_family_model_vetoes_only_what_it_learned_against():
     assert LearnedMatcher(sure).read(question, ["tidy_list"]).targets(["tidy_list"]) == [
         "tidy_list"
     ]
+    # ... only as sure as `keep_threshold` asks (it may ask more than taking a missed family)
+    unsure = sure.model_copy(update={"keep_threshold": 1.5})
+    assert LearnedMatcher(unsure).read(question, ["tidy_list"]).targets(["tidy_list"]) == []
 
 
 def test_the_none_model_vetoes_every_family_of_a_message():
@@ -229,6 +232,19 @@ def test_evidence_says_how_the_rules_questions_reach_a_family():
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")
+def test_the_words_only_models_never_read_a_statement_the_rules_set_aside():
+    # the invitation asks about the format (the sentence before it), not the draft's logging:
+    # not in its own sentence, nor as what it refers back to
+    message = (
+        "It logs each call at INFO through the logging module. I don't know the format we "
+        "settled on. Tell me and I'll adapt it."
+    )
+    ev = evidence(message)
+    assert "format we" in ev.prose and "logs" not in ev.prose and "logs" not in ev.asking
+    assert "logs" in ev.ngrams  # the family and none-models still read the whole message
+    assert make_matcher("learned").read(message, ALL).targets(ALL) == ["serialized"]
+
+
 def test_training_writes_weights_the_matcher_reads(tmp_path):
     """The training script end to end on one part (the full retrain that gives the shipped
     file: `python scripts/train_intent_model.py --check`)."""
