@@ -161,12 +161,12 @@ def evidence(message: str) -> Evidence:
     # what the words-only models read: no generic question's words, nor a draft's statement the
     # rules set aside ("It logs at INFO." before "Tell me the format we settled on."), not even
     # as what an elliptical question refers back to
-    every = list(zip(read, reading.questions, asked, strict=True))
-    aside = [a.text for _, q, a in every if a.put_up and not q.targets]
+    questions = list(zip(read, reading.questions, asked, strict=True))
+    aside = [a.text for _, q, a in questions if a.put_up and not q.targets]
     drop = re.compile("|".join(map(re.escape, aside))) if aside else None
     specific = [
         plain(drop.sub("", t) if drop else t)
-        for t, q, a in every
+        for t, q, a in questions
         if not q.generic and a.text not in aside
     ]
     asking = " ".join(specific)
