@@ -161,8 +161,8 @@ class LearnedMatcher:
             if f not in self.untrained
         }
         sure = {f for f, p in words.items() if p >= w.add_threshold}
-        # a plain question, or one quoting the user's cue (cues.py), is about it: never vetoed
         stays = {f for f in targeted if words.get(f, 0.0) >= w.keep_threshold}
+        # a plain question, or one quoting the user's cue (cues.py), is about it: never vetoed
         stays |= targeted & {f for q in ev.reading.questions for f in q.plainly}
         nothing = probability(w.none, ev.ngrams, ev.overall, ev)
         family = {
