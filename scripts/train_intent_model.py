@@ -196,6 +196,11 @@ def main() -> None:
     parser.add_argument("--parts", help="only these tuned parts, e.g. tune,dev,dev2")
     args = parser.parse_args()
     chosen = [p for p in tuned_parts() if not args.parts or p.stem in args.parts.split(",")]
+    unknown = set(args.parts.split(",")) - {p.stem for p in chosen} if args.parts else set()
+    if unknown:
+        raise SystemExit(
+            f"no such tuned part: {', '.join(sorted(unknown))} (held-out parts never train)"
+        )
     parts = {p.stem: load_bank(p) for p in chosen}
     real = {p.stem: p.parent == REAL for p in chosen}
     ev = {name: [evidence(e.text) for e in bank] for name, bank in parts.items()}

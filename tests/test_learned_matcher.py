@@ -8,6 +8,7 @@ import hashlib
 import importlib.util
 import json
 import math
+import subprocess
 import sys
 from pathlib import Path
 
@@ -281,6 +282,21 @@ def test_training_writes_weights_the_matcher_reads(tmp_path):
     path.write_text(weights.model_dump_json())
     fid = measure(LearnedMatcher(load_weights(path)), bank)
     assert fid.recall >= 0.95 and fid.off_target_reveals == 0 and fid.false_reveal_rate <= 0.005
+
+
+def test_training_refuses_a_part_it_does_not_know(tmp_path):
+    """A misspelt or held-out part name is said, before any evidence is read."""
+    out = tmp_path / "weights.json"
+    script = str(ROOT / "scripts" / "train_intent_model.py")
+    for name in ("tunee", "heldout1"):
+        run = subprocess.run(
+            [sys.executable, script, "--parts", f"tune,{name}", "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 1 and f"no such tuned part: {name}" in run.stderr
+    assert not out.exists()
 
 
 def test_the_cli_default_is_the_packages_default_matcher():
