@@ -27,6 +27,8 @@ BANK = Path(__file__).parent / "data" / "user_questions" / "tune.json"
 PLAIN = [
     ("Can the inputs be negative?", "negative_input"),
     ("What should happen if n is negative?", "negative_input"),
+    ("Will n be a non-negative integer?", "negative_input"),
+    ("Can I assume non-negative integers?", "negative_input"),
     ("Which name is correct, the one in the docstring or the one in the examples?", "naming"),
     ("What should I call the function?", "naming"),
     ("What should the function do with invalid inputs?", "bad_input"),
@@ -409,12 +411,37 @@ NOT_ASKED = [
         "tidy_list",
     ),
     ("Should I keep the parameter name `l`, or rename it to `lst`?", "naming"),
+    # how closely a test compares floats, not how the result is written
+    (
+        "In the tests I'll compare with pytest.approx. How many decimal digits of agreement "
+        "count as close enough, or is the default tolerance fine?",
+        "number_style",
+    ),
+    # the case with no negatives is the task's
+    ("Can you handle arrays with no negative numbers?", "negative_input"),
+    # the case of the text handed in
+    ("Does the string contain at least one lowercase letter?", "clean_text"),
+    # None as the task's own answer, not a missing input
+    (
+        "The docstring says the answer is None when there's no second distinct value. "
+        "So with [1, 1, 2] the answer is 2, correct?",
+        "bad_input",
+    ),
 ]
 
 # The same, where the rules' words still score the family and it's no plain question: the
 # learned matcher's veto has it.
 NOT_ASKED_VETOED = [
     ("What about numbers with leading zeros?", "number_style"),
+    ("How should numbers with leading zeros be handled?", "number_style"),
+    ("Should the function ignore leading zeros in the integers?", "number_style"),
+    # a descriptor of the input in a question about something else
+    (
+        "Is it called once per array (each record a list of non-negative ints), or once "
+        "with all of them?",
+        "negative_input",
+    ),
+    ("What should the function do if the list contains only positive numbers?", "negative_input"),
     (
         "Is there a requirement to maintain the order of the digits in the resulting number?",
         "tidy_list",

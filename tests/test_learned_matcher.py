@@ -97,6 +97,23 @@ def test_a_family_model_vetoes_only_what_it_learned_against():
     assert LearnedMatcher(unsure).read(question, ["tidy_list"]).targets(["tidy_list"]) == []
 
 
+def test_a_plain_question_stays_and_a_plain_statement_is_judged():
+    # both are plain about tidy_list; a family model all but sure neither asks ("returned"
+    # weighed -20) vetoes only the one without a question mark
+    asked, stated = (
+        "Should the returned list be sorted?",
+        "Let me know if the returned list should be sorted.",
+    )
+    sceptical = _weights(family_ngrams={"returned": -20.0}).model_copy(
+        update={"statement_threshold": 0.3}
+    )
+    assert LearnedMatcher(sceptical).read(asked, ALL).targets(ALL) == ["tidy_list"]
+    assert LearnedMatcher(sceptical).read(stated, ALL).targets(ALL) == []
+    # at threshold 0 (older weights) a statement in plain words stays as a question does
+    lenient = sceptical.model_copy(update={"statement_threshold": 0.0})
+    assert LearnedMatcher(lenient).read(stated, ALL).targets(ALL) == ["tidy_list"]
+
+
 def test_the_none_model_vetoes_every_family_of_a_message():
     question = "Quick check: should I format the file with black before I finish?"
     assert make_matcher("rules").read(question, ALL).targets(ALL)  # a near miss for the rules

@@ -89,6 +89,8 @@ class BadInput(Family):
             r"\bnegative",
             r"\bbelow zero",
             r"\bempty (?:list|string|result) (?:as|for) (?:the )?(?:result|output)",
+            # the task's own answer ("the docstring says the answer is None when there is none")
+            r"\b(?:answer|result|output|return value|expected value)s? (?:is|are|would be|should be|will be|becomes?) none\b",
         ),
         questions=(
             r"\b(?:invalid|malformed|bad|wrong[- ]type|non-?numeric|unexpected|unsupported|out[- ]of[- ]range|illegal|garbage|missing|null|none) (?:inputs?|arguments?|args?|values?|data|types?(?! (?:comment|hint|annotation|check)s?\b)|parameters?|records?)\b",

@@ -75,6 +75,8 @@ class NegativeInput(Family):
             # what the tests or the docs show, not what the function does with it
             r"\b(?:tests?|test cases?|doctests?|(?:doctest |docstring )?examples?)\b (?:include|includ\w+|with|cover\w*|for|that (?:use|have))\b[^.?!]{0,25}\bnegative\b",
             r"\bnegative (?:outcome|answer|response)",
+            # the case with no negatives at all is the task's ("return None if there are none")
+            r"\b(?:no|without|zero) negative (?:numbers?|integers?|ints|values?|elements?|entries)\b",
             r"\bpositive and (?:the )?negative",
             r"\bnegative ['\"]",
             r"[\"']-\d+(?:\.\d+)?[\"']",
@@ -89,16 +91,23 @@ class NegativeInput(Family):
             r"\b(?:remov|filter\w* out|drop|exclud|extract|find|count|sum)\w* (?:all |only )?(?:the )?odd numbers\b",
         ),
         questions=(
-            r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe (?:non-?)?negative\b",
+            r"\b(?:can|could|will|would|may|might|should|are|is|do|does)\b(?:(?!\b(?:results?|outputs?|answers?|sums?|differences?|returns?)\b)[^.?!]){0,40}\bbe (?:an? )?(?:non-?)?negative\b",
+            # "can I assume non-negative integers?", "support positive numbers only?"
+            r"\b(?:assum|expect)\w* (?:only )?(?:strictly )?(?:non-?negative|positive) (?:inputs?|numbers?|integers?|ints|values?|n)\b"
+            r"|\b(?:support|accept|handle|allow|take)\w* (?:non-?negative|positive) (?:inputs?|numbers?|integers?|ints|values?) only\b",
             r"^(?!.*\b(?:tests?|test cases?|doctests?|examples?)\b[^.?!]{0,40}\bnegative\b)"
-            r".*\b(?:negative|non-?positive) (?:(?!results?|outputs?|returns?|sums?|differences?)\w+ )?"
+            # ("a list of non-negative ints" describes the input, whether it is so asks elsewhere;
+            # "arrays with no negative numbers" is the task's case)
+            r".*(?<!non-)(?<!non)(?<!\bno )(?<!\bwithout )\b(?:negative|non-?positive) (?:(?!results?|outputs?|returns?|sums?|differences?)\w+ )?"
             r"(?:inputs?|numbers?|integers?|ints|values?|arguments?|args?|n)\b",
             # (any argument: "where the step is less than 1"; not the result, nor a length)
             r"\b(?:if|when|where)(?: (?:the |an? |any )?(?!(?:results?|outputs?|answers?|sums?|differences?|returns?|products?|averages?|lengths?|sizes?|counts?|number of)\b)"
             r"\w+\b|\s{2,})[^.?!]{0,15}\b(?:is|are|happens to be) (?:negative|less than (?:0|zero|1|one)|below (?:zero|1|one)|not greater than (?:0|zero|1|one))\b",
             # whether the input is always positive ("can I assume n is non-negative?")
+            # (not what to do "if the list contains only positive numbers": the task's case)
             _NOT_OF_THE_RESULT
-            + r".*\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
+            + r"(?!.*\b(?:if|when)\b[^.?!]{0,40}\bonly (?:positive|non-?negative)\b)"
+            r".*\b(?:inputs?|lists?|arrays?|numbers?|integers?|ints|values?|arguments?|elements?|n|x|k)\b"
             r"[^.?!]{0,30}\b(?:always|only|guaranteed(?: to be)?|assumed?(?: to be)?)\b[^.?!]{0,20}"
             r"\b(?:positive|non-?negative)\b",
             r"\b(?:inputs?|arguments?|numbers?|integers?|values?|n|x|k)\b[^.?!]{0,15}\b(?:is|are) not (?:an? )?(?:positive|non-?negative)\b",

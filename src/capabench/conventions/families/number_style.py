@@ -39,6 +39,8 @@ _BODIES = {
 _NOT_HOW_TO_ROUND = (
     r"^(?!.*\b(?:half\w*|ties?|tie-break\w*|up or down|down or up|away from zero|towards? zero|"
     r"banker\w*|floor\w*|ceil\w*|truncat\w*|inputs?|arguments?|intermediate|before|each step)\b|.*\.5\b)"
+    # nor how closely a test compares floats (a tolerance, not how the result is written)
+    r"(?!.*\b(?:toleran\w*|approx|isclose|epsilon|close enough)\b)"
 )
 
 
@@ -118,10 +120,11 @@ class NumberStyle(Family):
             r"|\b(?:result|count|value|output)s?\b[^.?!]{0,25}\bwith leading zeros\b",
             r"\b(?:in words|spelled out|as an ordinal|zero[- ]padded|leading zeros)\b[^.?!]{0,25}\b(?:or|vs)\b[^.?!]{0,15}\b(?:digits|numerals|a number|an integer|plain)\b",
             r"\bformat (?:of )?(?:the )?(?:returned )?(?:number|count|result number)\b",
-            r"^(?!.*\b(?:inputs?|arguments?|given|passed)\b)"
+            # (not zeros the input brings: "how should numbers with leading zeros be handled?")
+            r"^(?!.*\b(?:inputs?|arguments?|given|passed|handl\w*|ignor\w*|accept\w*|pars\w*)\b)"
             r".*\b(?:should|do you want|would you like)\b(?:(?!\bcheck\w* for\b)[^.?!]){0,40}\b(?:leading (?:and trailing )?zeros|zero[- ]pad\w*)\b"
             # (not zeros the input holds: "leading zeros in the octal number")
-            r"(?! in (?:the |an? )?(?:\w+ )?(?:number|string|input|value)s?\b)",
+            r"(?! in (?:the |an? )?(?:\w+ )?(?:number|string|input|value|integer|int|digit)s?\b)",
             # whether the returned number is rounded or kept as it is (the corpus rule: a
             # defensible reveal; real models' questions ask it plainly), not how to round
             # (halves, up or down: the task's arithmetic)

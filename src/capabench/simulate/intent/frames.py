@@ -48,6 +48,9 @@ _OTHER_FRAME = {
         r" (?:always |all |ever |only )?(?:in )?(?:lower|upper|title|mixed)"
         # ("does the input string contain only lowercase letters?")
         r"|\b(?:inputs?|given|incoming)\b[^.?!]{0,30}\b(?:contains?|have|has|consists? of|made of)\b[^.?!]{0,20}\b(?:lower|upper|title|mixed)"
+        # ("does the string contain at least one lowercase letter?": what it is handed)
+        r"|\b(?:does|do|will|can|could|may|might) (?:the |a |an |each |every |any )?(?:\w+ )?(?:strings?|texts?|words?|sentences?)"
+        r" (?:ever |always |only )?(?:contains?|have|has|include|hold)\b[^.?!]{0,25}\b(?:lower|upper|title|mixed|capital)"
         # ("your examples are all lowercase single words")
         r"|\b(?:examples?|doctests?|inputs?|arguments?|samples?)\b[^.?!]{0,40}\b(?:is|are|was|were)"
         r" (?:always |all |only )?(?:\w+ )?(?:in )?(?:lower|upper|title|mixed)"

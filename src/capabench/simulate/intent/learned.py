@@ -70,6 +70,9 @@ class LearnedWeights(BaseModel):
     overrule_threshold: float = 1.0  # ... except one its family's model gives at least this
     add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
     keep_threshold: float = 1.0  # ... and a rules target, kept whatever the others say
+    # a plain question's family stays whatever the models say; one a statement (no question
+    # mark) asks in plain words stays while its family's model gives at least this
+    statement_threshold: float = 0.0
     # nothing kept, yet the none-model says something is asked (below this): the words-only
     # models' best family is taken when it gives at least `best_threshold`
     asked_threshold: float = 0.0
@@ -162,13 +165,18 @@ class LearnedMatcher:
         }
         sure = {f for f, p in words.items() if p >= w.add_threshold}
         stays = {f for f in targeted if words.get(f, 0.0) >= w.keep_threshold}
-        # a plain question, or one quoting the user's cue (cues.py), is about it: never vetoed
-        stays |= targeted & {f for q in ev.reading.questions for f in q.plainly}
+        # a plain question, or one quoting the user's cue (cues.py), is about it: never vetoed;
+        # a statement in plain words ("I'll read 'plain yes or no' as `"yes"`/`"no"`, and log
+        # each result") may only restate what the draft does: its family's model may judge it
+        plainly = [(f, "?" in q.text) for q in ev.reading.questions for f in q.plainly]
+        stays |= targeted & {f for f, asked in plainly if asked}
+        stated = targeted & {f for f, _ in plainly} - stays
         nothing = probability(w.none, ev.ngrams, ev.overall, ev)
         family = {
             f: probability(w.families[f], ev.words(f), ev.rules[f], ev)
             for f in targeted - self.untrained - stays
         }
+        stays |= {f for f in stated if family.get(f, 1.0) >= w.statement_threshold}
         # The none-model knows how messages of a kind usually go (a HumanEval reply mostly asks
         # about the task's own logic); a family's model all but certain of its question outweighs
         # that.
