@@ -162,7 +162,10 @@ THRESHOLDS = (
 def thresholds(text: str) -> dict[str, float]:
     """ "0.3:0.3:0.9:0.1:0.5" -> the family veto, none veto, add, asked, best, overrule and
     keep and statement thresholds (those left out keep their defaults)."""
-    values = [float(v) for v in text.split(":")]
+    try:
+        values = [float(v) for v in text.split(":")]
+    except ValueError:
+        raise SystemExit(f"thresholds are numbers joined by ':', not {text!r}") from None
     if len(values) > len(THRESHOLDS):
         raise SystemExit(f"at most {len(THRESHOLDS)} thresholds: {':'.join(THRESHOLDS)}")
     return dict(zip(THRESHOLDS, values, strict=False))
@@ -185,7 +188,8 @@ def main() -> None:
     parser.add_argument(
         "--thresholds",
         default="0.8:0.4:0.95:0.1:0.5:0.99:0.99:0.3",  # the shipped ones (docs/measurements.md: leave-one-part-out)
-        help="family veto : none veto : add : asked : best : overrule : keep (probabilities)",
+        help="family veto : none veto : add : asked : best : overrule : keep : statement "
+        "(probabilities)",
     )
     parser.add_argument(
         "--cross-validate",
@@ -196,6 +200,10 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="compare a retrain with --out")
     parser.add_argument("--parts", help="only these tuned parts, e.g. tune,dev,dev2")
     args = parser.parse_args()
+    # a mistyped threshold is said before any evidence is read
+    compared = args.cross_validate.split(",") if args.cross_validate else []
+    for text in [args.thresholds, *compared]:
+        thresholds(text)
     chosen = [p for p in tuned_parts() if not args.parts or p.stem in args.parts.split(",")]
     unknown = set(args.parts.split(",")) - {p.stem for p in chosen} if args.parts else set()
     if unknown:

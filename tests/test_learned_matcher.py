@@ -313,6 +313,15 @@ def test_training_refuses_a_part_it_does_not_know(tmp_path):
             timeout=120,
         )
         assert run.returncode == 1 and f"no such tuned part: {name}" in run.stderr
+    # ... and so is a mistyped threshold, or one too many
+    for given in ("0.8:0,4", "0.8:0.4:0.95:0.1:0.5:0.99:0.99:0.3:0.5"):
+        run = subprocess.run(
+            [sys.executable, script, "--thresholds", given, "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 1 and "thresholds" in run.stderr and "Traceback" not in run.stderr
     assert not out.exists()
 
 
