@@ -421,6 +421,8 @@ NOT_ASKED = [
     ("Can you handle arrays with no negative numbers?", "negative_input"),
     # the case of the text handed in
     ("Does the string contain at least one lowercase letter?", "clean_text"),
+    # the sorted result named in a question about the log
+    ("And what should be logged: the input and the sorted result?", "tidy_list"),
     # None as the task's own answer, not a missing input
     (
         "The docstring says the answer is None when there's no second distinct value. "

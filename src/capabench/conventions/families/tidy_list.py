@@ -98,7 +98,9 @@ class TidyList(Family):
         questions=(
             # (a call in code, `sorted(arr)`, is not the word)
             r"\b(?:returned|output|resulting|result) list\b[^.?!]{0,40}\b(?:sorted|sort|order|ordered|ascending|descending|duplicates?|unique|distinct)\b(?!\()",
-            # (not the order of a number's digits: "in the resulting number")
+            # (not the order of a number's digits: "in the resulting number"; nor "the sorted
+            # result" named in a question about something else: "what should be logged?")
+            r"(?!(?<=\bthe )(?:sorted|ordered|deduplicated) (?:result|output|list)\b)"
             r"\b(?:sorted|sort|sorting|ordered|order|ordering|ascending|descending|duplicates?|unique|distinct)\b(?!\()[^.?!]{0,40}\b(?:returned|output|resulting|result)(?: list)?\b"
             r"(?! (?:numbers?|integers?|ints?|strings?|values?|floats?|sums?|counts?|texts?)\b)",
             r"\bascending or descending\b",
