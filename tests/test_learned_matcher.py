@@ -114,18 +114,6 @@ def test_a_plain_question_stays_and_a_plain_statement_is_judged():
     assert LearnedMatcher(lenient).read(stated, ALL).targets(ALL) == ["tidy_list"]
 
 
-def test_a_family_only_in_what_a_question_refers_back_to_needs_surer_words():
-    # "fns" weighed 8 against the intercept's -5: 0.95, as sure as `add_threshold` asks
-    weights = _weights(words_ngrams={"naming": {"fns": 8.0}})
-    own = "How are these fns named on your side?"
-    referred = "The fns are named as in the stub. Let me know."
-    for message in (own, referred):
-        assert LearnedMatcher(weights).read(message, ALL).targets(ALL) == ["naming"]
-    stricter = weights.model_copy(update={"context_threshold": 0.97})
-    assert LearnedMatcher(stricter).read(own, ALL).targets(ALL) == ["naming"]
-    assert LearnedMatcher(stricter).read(referred, ALL).targets(ALL) == []
-
-
 def test_the_none_model_vetoes_every_family_of_a_message():
     question = "Quick check: should I format the file with black before I finish?"
     assert make_matcher("rules").read(question, ALL).targets(ALL)  # a near miss for the rules

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from capabench.conventions import REGISTRY
 from capabench.messages import code_spans
 from capabench.simulate.intent.base import Reading
-from capabench.simulate.intent.rules import RulesMatcher, plain, score
+from capabench.simulate.intent.rules import RulesMatcher, plain
 from capabench.simulate.intent.text import Question
 
 TOKEN_VECTORS = Path(__file__).with_name("token_vectors.npz")
@@ -51,8 +51,6 @@ class Evidence(BaseModel):
     # per family: targeted, score over the message, best score in one question, then how its
     # questions ask (`how_asked`)
     rules: dict[str, tuple[float, ...]]
-    # the families some asking sentence's own words speak of (not only what it refers back to)
-    spoken: frozenset[str] = frozenset()
     # the asking sentences' tokens summed over the token vectors (exact integers), and its norm
     meaning: tuple[int, ...]
     norm: float
@@ -179,9 +177,6 @@ def evidence(message: str) -> Evidence:
         prose=prose if len(specific) == len(texts) else ngrams(asking),
         asking=asking,
         focus={f: ngrams(" ".join(t)) for f, t in own.items()},
-        spoken=frozenset(
-            f for f in REGISTRY if any(sum(score(f, plain(q.text))[:2]) for q in asked)
-        ),
         rules={
             f: (
                 float(f in targeted),

@@ -69,9 +69,6 @@ class LearnedWeights(BaseModel):
     none_threshold: float = 0.5  # every rules target goes when the none-model gives this
     overrule_threshold: float = 1.0  # ... except one its family's model gives at least this
     add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
-    # ... and at least this sure when no asking sentence's own words speak of it, only what one
-    # refers back to ("Tell me and I'll adapt it." after the draft's notes on bad input)
-    context_threshold: float = 0.0
     keep_threshold: float = 1.0  # ... and a rules target, kept whatever the others say
     # a plain question's family stays whatever the models say; one a statement (no question
     # mark) asks in plain words stays while its family's model gives at least this
@@ -167,7 +164,6 @@ class LearnedMatcher:
             if f not in self.untrained
         }
         sure = {f for f, p in words.items() if p >= w.add_threshold}
-        sure -= {f for f in sure - ev.spoken if words[f] < w.context_threshold}
         stays = {f for f in targeted if words.get(f, 0.0) >= w.keep_threshold}
         # a plain question, or one quoting the user's cue (cues.py), is about it: never vetoed;
         # a statement in plain words ("I'll read 'plain yes or no' as `"yes"`/`"no"`, and log
