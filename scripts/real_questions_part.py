@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from pathlib import Path
 
@@ -168,9 +167,9 @@ def consensus_of(first: list[dict], second: list[dict]) -> list[dict]:
 
 def _write(path: Path, text: str) -> None:
     """Whole or not at all: an interrupted run leaves the file as it was."""
-    staging = path.with_name(f".{path.name}.tmp")
-    staging.write_text(text)
-    os.replace(staging, path)
+    from capabench.paths import write_atomically
+
+    write_atomically(path, text)
 
 
 def _write_rows(path: Path, rows: list[dict], what: str) -> None:

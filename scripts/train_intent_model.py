@@ -18,7 +18,6 @@ import hashlib
 import json
 import keyword
 import logging
-import os
 import re
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 
 from capabench.conventions import REGISTRY
+from capabench.paths import write_atomically
 from capabench.simulate.intent.evidence import TOKEN_VECTORS, Evidence, evidence
 from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure
 from capabench.simulate.intent.learned import (
@@ -231,10 +231,7 @@ def main() -> None:
     if shipped:
         check(weights, shipped, [e.text for p in BANKS.glob("*.json") for e in load_bank(p)])
         return
-    # whole or not at all: a Ctrl-C mid-write leaves the old weights
-    partial = args.out.with_name(args.out.name + ".partial")
-    partial.write_text(weights.model_dump_json() + "\n")
-    os.replace(partial, args.out)
+    write_atomically(args.out, weights.model_dump_json() + "\n")  # a Ctrl-C leaves the old
     kept = sum(len(f.ngrams) for f in (*weights.families.values(), *weights.words_only.values()))
     print(f"wrote {args.out}: {len(entries)} messages from {len(parts)} parts, {kept} weights")
 

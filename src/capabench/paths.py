@@ -1,9 +1,11 @@
-"""Where capabench keeps what it can rebuild: $CAPABENCH_CACHE, else ~/.cache/capabench."""
+"""Where capabench keeps what it can rebuild ($CAPABENCH_CACHE, else ~/.cache/capabench), and
+the file-system steps every layer takes the same way: a lock, an atomic write."""
 
 from __future__ import annotations
 
 import fcntl
 import os
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,3 +28,21 @@ def one_at_a_time(lock: Path) -> Iterator[None]:
     with open(lock, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
+
+
+def write_atomically(path: Path, data: bytes | str, *, durable: bool = False) -> None:
+    """Whole or not at all: a reader, or what a crash leaves, finds the old file or the new
+    one, never half of one. `durable`: on disk before it replaces the old (fsync). Made with
+    the umask's mode, as a plain write would be (mkstemp's 0600 would outlive the rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(staging, "xb") as handle:
+            handle.write(data.encode() if isinstance(data, str) else data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(staging, path)
+    except BaseException:
+        staging.unlink(missing_ok=True)
+        raise

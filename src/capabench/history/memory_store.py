@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from capabench.paths import write_atomically
 from capabench.records import Session
 
 
@@ -44,16 +43,7 @@ class MemoryStore:
     def save(self, method: str, key: str, payload: dict[str, Any]) -> None:
         """Atomically (a reader never sees half a memory); concurrent writers of one key
         write the same content."""
-        target = self.path(method, key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(payload, f, indent=1)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path(method, key), json.dumps(payload, indent=1))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from capabench._compat import AST_LOCK, SerializedAstParse
 from capabench.judge.capa_inside import checker, wire
-from capabench.paths import cache_dir
+from capabench.paths import cache_dir, write_atomically
 
 log = logging.getLogger("capabench.judge")
 
@@ -136,10 +136,7 @@ def compiled_tests(tests: str) -> bytes:
     except (SyntaxError, ValueError) as exc:
         raise InvalidTests(f"unusable tests: {exc}") from None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
-            tmp.write(data)
-        os.replace(tmp.name, path)
+        write_atomically(path, data)
     except OSError:
         pass  # a read-only cache only costs time
     return data

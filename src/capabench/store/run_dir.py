@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from capabench.paths import file_in_the_way
+from capabench.paths import file_in_the_way, write_atomically
 from capabench.records import SessionRun
 from capabench.store.manifest import RunManifest
 
@@ -94,9 +94,7 @@ class RunStore:
         manifest = self.check(manifest)
         self.path.mkdir(parents=True, exist_ok=True)
         self._drop_torn_tail()
-        tmp = self.manifest_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        os.replace(tmp, self.manifest_path)
+        write_atomically(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
     def _drop_torn_tail(self) -> None:
         """A kill mid-write can leave a last line without its newline: cut it, or the next

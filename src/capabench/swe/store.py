@@ -16,6 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from capabench.paths import write_atomically
 from capabench.swe.grading.grade import Grade
 from capabench.swe.swe_records import Condition, SessionFacts
 
@@ -76,13 +77,7 @@ class SweStore:
             os.unlink(tmp)
 
     def overwrite(self, path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        write_atomically(path, text, durable=True)
 
     def summaries(self) -> list[RunSummary]:
         out = []
