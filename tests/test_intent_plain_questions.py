@@ -28,6 +28,7 @@ PLAIN = [
     ("Can the inputs be negative?", "negative_input"),
     ("What should happen if n is negative?", "negative_input"),
     ("Will n be a non-negative integer?", "negative_input"),
+    ("what should the fn be named?", "naming"),
     ("Can I assume non-negative integers?", "negative_input"),
     ("Which name is correct, the one in the docstring or the one in the examples?", "naming"),
     ("What should I call the function?", "naming"),

@@ -57,6 +57,7 @@ class Naming(Family):
         ),
         subjects=(
             r"\bfunction",
+            r"\b(?:fn|func)\b",  # (chat shorthand)
             r"\bdef\b",
             r"\bit\b",
             r"\bthis\b",
@@ -100,7 +101,7 @@ class Naming(Family):
             r"\bname (?:of |for )?(?:the|this|my|your|that) (?:function|method)\b",
             # (what the function is called, not a branch, a test module, a temporary list)
             r"\bwhat (?:should|do|would|shall|must) (?:i|we|you) (?:call|name)\b" + _NOT_ITS_NAME,
-            r"(?<!\bwhen )(?<!\bhow )(?<!\bonce )(?<!\bwhenever )(?<!\bwhen the )(?<!\bhow the )(?<!\bonce the )(?<!\bsince the )(?<!\bbecause the )(?<!\bas the )\b(?:function|method|it) (?:be |is )?(?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
+            r"(?<!\bwhen )(?<!\bhow )(?<!\bonce )(?<!\bwhenever )(?<!\bwhen the )(?<!\bhow the )(?<!\bonce the )(?<!\bsince the )(?<!\bbecause the )(?<!\bas the )\b(?:function|method|it|fn|func) (?:be |is )?(?:called|named)\b(?! (?:once|with|for|per|on|by|from|in|at|twice|many|multiple|repeatedly|each|every|over|again))",
             r"(?<!file \()(?<!files \()(?<!logger \()(?<!logging \()\bwhich (?:function |method )?name\b(?!\s*/\s*(?:location|path|folder))(?! and (?:log )?level)",
             r"\b(?:correct|right|intended|expected|preferred) (?:function |method )?name\b",
             r"^(?!.*\b(?:branch|test|file|module|variable|var|temp|class|folder|directory|commit|column|key)\w*\b).*\bnaming (?:convention|scheme|style|pattern)s?\b",
