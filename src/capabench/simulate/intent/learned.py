@@ -15,8 +15,9 @@ the sentences' meaning, so a word no bank message used still weighs by what it m
   mechanism) if one of its words is asked about; when nothing is kept yet something is asked, its
   best family may be taken.
 `LearnedWeights` names the thresholds each step uses. A rules target whose cue (the user's own
-words in the request) an asking sentence quotes (cues.py), or that a plain question about its
-concept asks, always stays.
+words in the request) a question quotes (cues.py), or that a plain question about its concept
+asks, always stays; one a sentence without a question mark says so stays while its family's model
+gives it at least `statement_threshold`.
 
 Why: the rules' concept words also turn up in questions about other things (a near miss:
 "should I format the file with black?"), and everyday wordings escape any word list. What the
