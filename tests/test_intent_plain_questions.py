@@ -422,6 +422,12 @@ NOT_ASKED = [
     ("Can you handle arrays with no negative numbers?", "negative_input"),
     # the case of the text handed in
     ("Does the string contain at least one lowercase letter?", "clean_text"),
+    # a value that goes negative during the work; the sign of zero; a non-integer's example
+    ("Should it return True as soon as the running balance goes negative?", "negative_input"),
+    ("Keep the assert that the depth never drops below zero mid-scan?", "negative_input"),
+    ("A balance of exactly 0 doesn't count as below zero, right?", "negative_input"),
+    ("Should you consider zero as positive or negative?", "negative_input"),
+    ("Non-integers such as `-1.5` or `2.0`: ignore them, or count them?", "negative_input"),
     # the sorted result named in a question about the log
     ("And what should be logged: the input and the sorted result?", "tidy_list"),
     # None as the task's own answer, not a missing input
@@ -505,3 +511,13 @@ def test_a_negative_index_handed_in_is_negative_input_and_negative_indexing_is_n
     ).targets(ALL)
     drafted = "I used negative indexing to take the last element; is that alright?"
     assert "negative_input" not in m.read(drafted, ALL).targets(ALL)
+
+
+@pytest.mark.parametrize("matcher", ["rules", "learned"])
+def test_an_input_that_drops_below_zero_is_negative_input_and_a_running_value_is_not(matcher):
+    m = make_matcher(matcher)
+    assert "negative_input" in m.read("What should happen when n drops below zero?", ALL).targets(
+        ALL
+    )
+    balance = "Should it return True as soon as the running balance goes negative?"
+    assert "negative_input" not in m.read(balance, ALL).targets(ALL)

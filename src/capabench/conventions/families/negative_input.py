@@ -67,7 +67,17 @@ class NegativeInput(Family):
         ignore=(
             # a quoted run of numbers ("1, -2, 3"); an apostrophe inside a word ("can't") opens no quote
             r"(?<![a-z])[\"'][^\"'\n]*\d[\s,]+-?\d[^\"'\n]*[\"'](?![a-z])",
-            r"\b(?:balance|total|sum|count|running \w+) (?:dips?|drops?|goes|falls?) (?:under|below) zero\b|\bknown range\b",
+            # a value that goes negative changes during the work: not the input's sign ("return
+            # True as soon as the balance goes negative", "if the depth ever drops below zero")
+            r"(?<![\s(][a-z] )(?<!^[a-z] )(?<!\binput )(?<!\binputs )(?<!\bargument )(?<!\barguments )"
+            r"\b(?:dips?|dipped|drops?|dropped|goes|going|gone|went|falls?|fell|falling|becomes?|became|"
+            r"turns?|turned|gets|got|ends? up|ended up|counts? as|counted as) (?:negative|(?:under|below) (?:zero|0))\b"
+            r"|\bknown range\b",
+            # what to do when every value is positive is the task's case, not whether one may not be
+            r"\b(?:if|when)\b[^.?!]{0,40}\bonly (?:positive|non-?negative)\b",
+            # a negative literal offered as an example of a non-integer ("floats such as `-1.5`")
+            r"\b(?:non-?integers?|non-?integral|floats?|decimals?|fractions?|non-?numeric\w*|non-?whole)\b"
+            r"[^.?!]{0,20}\b(?:such as|like|e\.g\.,?|for example,?)\W{0,3}[−-]\d+(?:\.\d+)?",
             # (how the function handles a negative index it is given is its input's sign)
             r"\bnegative (?:lookahead|lookbehind|zero|infinity)\b"
             r"|(?<!\bhandle )(?<!\bhandles )(?<!\bhandling )\bnegative (?:index|indices|indexing)\b",

@@ -22,6 +22,7 @@ _OTHER_FRAME = {
         r"|\bnegative\b[^.?!]{0,30}\bresult(?:s|ing)? from\b"
         # the sign of zero ("0 is neither positive nor negative: should it be excluded?")
         r"|\bneither positive nor negative\b"
+        r"|\bzero\b[^.?!]{0,25}\b(?:positive or negative|negative or positive)\b"
     ),
     # what comes back not being of its type ("what if the result is not an integer?") is the
     # task's arithmetic, not input of the wrong type
