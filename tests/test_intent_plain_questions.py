@@ -521,3 +521,29 @@ def test_an_input_that_drops_below_zero_is_negative_input_and_a_running_value_is
     )
     balance = "Should it return True as soon as the running balance goes negative?"
     assert "negative_input" not in m.read(balance, ALL).targets(ALL)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which should I follow: `[2, 5, 7]` or `[7, 5, 2]`?",
+        "For `[5, 3, 5]` and `[5, 3]`, do you want back `[3, 5]`, `[5, 3]`, or `[5, 3, 5]`?",
+        "If it gets ['a', 3, 3, 1], do u want [3, 3, 1] back, or [1, 3]",
+    ],
+)
+def test_the_same_items_offered_reordered_or_deduplicated_ask_about_the_returned_lists_order(
+    question,
+):
+    assert "tidy_list" in asked_plainly(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Should `sort_third([5, 6, 3])` give `[3, 6, 5]`?",  # an input and what it gives
+        "Do you want `[1, 2]` or `[3, 4]`?",  # other items
+        "Should it return `[True, False]` or `[False, True]`?",  # booleans are no items
+    ],
+)
+def test_lists_that_are_not_one_lists_items_reordered_ask_nothing_of_the_order(question):
+    assert "tidy_list" not in asked_plainly(question)

@@ -398,6 +398,10 @@ def test_items_stating_the_evidence_under_a_question_ask_nothing_themselves():
 def test_an_edit_offered_as_needed_is_no_question():
     assert questions("I don't know your log setup, so adjust the logger name as needed.") == []
     assert questions("Adjust the level as you see fit, or tell me which one you use.") != []
+    # an edit the user can make, under a label, asks nothing either; asking for it back does
+    diy = "Choices and reasoning: If you'd rather have an error for negative input, add a check."
+    assert questions(diy) == []
+    assert questions("If you want it saved, add a path and tell me which.") != []
 
 
 @pytest.mark.parametrize(

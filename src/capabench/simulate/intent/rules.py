@@ -22,6 +22,7 @@ from capabench.simulate.intent.cues import quoted_cues
 from capabench.simulate.intent.frames import named_before, other_frame, without_number_as_text
 from capabench.simulate.intent.generic import generic
 from capabench.simulate.intent.literals import Alternation, LiteralIndex
+from capabench.simulate.intent.reordered import reordered
 from capabench.simulate.intent.text import STATEMENT_BREAK, Question, invites, questions_of
 
 THRESHOLD = 1.0
@@ -377,21 +378,20 @@ def asked_plainly(question: str) -> tuple[str, ...]:
     """The families (of all) whose plain questions an asking sentence matches."""
     text = plain(question)
     occur = _occurring(text)
-    return tuple(
+    found = {
         f
-        for f in sorted(REGISTRY)
+        for f in REGISTRY
         if (asked := _plain_questions(f).narrowed(occur)) is not None
         and asked.search(text)
         and not other_frame(f, text)
-    )
+    }
+    return tuple(sorted(found.union(reordered(question))))
 
 
 def _targets(found: list[Candidate], families) -> list[str]:
     """Families at or over the threshold in the question itself. Siblings of one mechanism
     both count when each reaches it: "printed, or written to a file?" asks about the log and
-    the file (a user holds one of them, and hears about that one). Only the best of them
-    counted until issue 27's fourth session, which cost real questions a tenth of their
-    recall (docs/measurements.md)."""
+    the file (a user holds one of them, and hears about that one; docs/measurements.md)."""
     return [c.family for c in found if c.score >= THRESHOLD and c.family in families]
 
 

@@ -148,10 +148,11 @@ STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 # "if you want it stricter, you can add a check": an edit the user can make themselves, offered,
 # not a question (one that asks for something back, "paste the call and I'll adapt it", still
 # asks)
-_EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return)"
+_EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return|add|insert|set|switch|point)"
 _SELF_SERVICE = re.compile(
     rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
-    rf"|^if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$"
+    # (under a label: "Choices: if you'd rather have an error, add a check at the top.")
+    rf"|^(?:\w+(?: \w+){{0,3}}:\s*)?if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$"
     # "If you wanted duplicates kept instead, it's just `[x + 1 for x in l]`."
     r"|^if (?:you|your)\b[^?,]*,\s*(?:it's|it is|that's|that is) (?:just|only|simply)\b[^?]*$"
     # "However, if you want it robust to other inputs, you can add some error handling."
