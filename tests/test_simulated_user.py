@@ -11,7 +11,7 @@ from capabench.simulate import SimulatedUser, questions, targeted_families
 from capabench.simulate.intent import DEFAULT_MATCHER, make_matcher
 from capabench.simulate.intent.fidelity import load_bank, measure, users
 from capabench.simulate.intent.llm import LLMMatcher
-from capabench.simulate.intent.text import questions_of
+from capabench.simulate.intent.text import invites, questions_of
 
 ALL = sorted(REGISTRY)
 BANKS = Path(__file__).parent / "data" / "user_questions"
@@ -393,6 +393,26 @@ def test_items_stating_the_evidence_under_a_question_ask_nothing_themselves():
     # a list of assumptions is put up for correction, statements and all
     assumed = "Assumptions I made:\n- The input is never empty.\n- Negatives are allowed."
     assert len([q for q in questions_of(assumed) if q.heading]) == 2
+
+
+def test_a_farewell_and_a_labelled_account_of_the_draft_ask_nothing():
+    assert questions("Have fun with the project!") == []
+    assert questions("Have you got a logger you prefer?") != []
+    done = "What I did for robustness: `None`, non-integer items and negatives are all handled."
+    assert questions(done) == []
+
+
+def test_what_the_draft_does_under_a_label_is_put_up_only_for_an_invitation_naming_nothing():
+    message = (
+        "Choices:\n- It returns a plain string with no quotes, so the text comes back clean.\n"
+        "- It logs each result at INFO.\n\n"
+        'I don\'t know what "our usual format" is, so tell me what it was.'
+    )
+    assert [q.put_up for q in questions_of(message)] == [True, True, False]
+    assert targeted_families(message, ALL) == ["serialized"]
+    # what would otherwise happen is no invitation to correct anything
+    assert not invites("Negatives are rejected, since `bin(-5)` would otherwise add a `-`.")
+    assert invites("I return None for them; otherwise let me know.")
 
 
 def test_an_edit_offered_as_needed_is_no_question():

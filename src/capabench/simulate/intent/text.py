@@ -23,13 +23,13 @@ _INTERROGATIVE = re.compile(
     r"^(?:so|and|also|but|or|ok(?:ay)?|then|just|quick(?:ly)?|one more thing|last thing|btw|and also)?[,:]?\s*"
     r"(?:(?:when|where)\s+(?:should|shall|do|does|did|will|would|is|are|can|could|was|were|must|'s)|"  # not "When two tie, ..."
     r"should|shall|do|does|did|what|what's|whats|which|how|where's|why|who|whom|whose|can|could|"
-    r"would|will|is|isn't|are|aren't|am|was|were|has|have|any(?!\b[^?]*\b(?:raises|returns|gets|becomes|goes|works|stays)\b)|may|might|must|need|want|wanna|"
+    r"would|will|is|isn't|are|aren't|am|was|were|(?:has|have)(?=\s+(?:you|u|we|i|they|it|there|the|this|that|these|those|your|any)\b)|any(?!\b[^?]*\b(?:raises|returns|gets|becomes|goes|works|stays)\b)|may|might|must|need|want|wanna|"
     r"u want|you want|ur|r u|is it|are we|did we|were you|do we|do i|shd|wat|wot|wut)\b",
     re.I,
 )
 # "otherwise" invites ("..., otherwise tell me"), but not at the end of a description
 # ("True if x is even, and False otherwise.")
-_OTHERWISE = r"otherwise(?![\s.!)`*]*$)"
+_OTHERWISE = r"(?<!would )(?<!will )(?<!could )(?<!might )(?<!may )otherwise(?![\s.!)`*]*$)"
 _REQUEST = re.compile(
     r"\b(?:let me know|lmk|tell me|tell us|give me|send me|say so|ping me|"
     r"please,? (?!note\b|see\b|find\b|ignore\b|don't\b|do not\b|bear\b)\w+|\bpick one\b|(?<!n't )(?<!not )(?<!never )\bsay (?:where|which|what|so|the word|when)\b|"
@@ -41,7 +41,7 @@ _REQUEST = re.compile(
     r"(?:quick|one|a) (?:question|check|clarification)|just (?:checking|to check|to confirm|to be sure)|"
     r"need (?:a|your) (?:decision|answer|input|call)|your call on|fill me in|walk me through|"
     r"i'm guessing|i am guessing|i guess|correct me|if i'm wrong|if that's wrong|(?<=\s)if not\b|"
-    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)(?<!would )(?<!will )(?<!could )(?<!might )(?<!may )"
+    r"unless (?:you|told|i hear|otherwise|that)|(?<=\s)"
     rf"{_OTHERWISE}|"
     r"shout|holler|flag (?:it|if)|speak up|push back|"
     r"if (?:you(?:'d)? (?:prefer|rather|want|need|meant|mean)|that's not|this isn't|that isn't|that doesn't|this doesn't|it should)|"
@@ -150,7 +150,7 @@ STATEMENT_BREAK = re.compile(r";\s+|\s[–—-]\s")
 # asks)
 _EDIT = r"(?:rename|swap|drop|remove|replace|delete|edit|wrap|flip|comment out|uncomment|change|tweak|use|return|add|insert|set|switch|point)"
 _SELF_SERVICE = re.compile(
-    rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they)\b[^?]*$"
+    rf"^(?:[^?,]*,\s*(?:so |and )?)?(?:just |simply |feel free to )?{_EDIT}\b[^?]*?\bif (?:you|your|it|that|they|nothing|no)\b[^?]*$"
     # (under a label: "Choices: if you'd rather have an error, add a check at the top.")
     rf"|^(?:\w+(?: \w+){{0,3}}:\s*)?if (?:you|your)\b[^?,]*,\s*(?:just |simply )?{_EDIT}\b[^?]*$"
     # "If you wanted duplicates kept instead, it's just `[x + 1 for x in l]`."
@@ -180,7 +180,8 @@ _EXPLAINING = re.compile(r"^(?:why|how)\b[^?]*:$", re.I)
 # ... and such a label opening a statement ("How it works: for each group it keeps ...")
 _EXPLAINING_LABEL = re.compile(
     r"^(?:how (?:it|this|that) works|why\b[^?:]{0,60}|notes?|choices"
-    r"|what\b[^?:]{0,40}\b(?:covers?|means?|does|handles?|checks?) here)\s*:\s+(?=\S)",
+    r"|what\b[^?:]{0,40}\b(?:covers?|means?|does|handles?|checks?) here"
+    r"|what (?:i|it) (?:did|does|changed|added|handles?|covers?)\b[^?:]{0,40})\s*:\s+(?=\S)",
     re.I,
 )
 # "Two or more breaks...": a count, not an alternative offered.
@@ -382,9 +383,8 @@ def questions_of(message: str) -> list[Question]:
             for i, (sentence, asked) in enumerate(zip(said, asking, strict=True)):
                 if asked:
                     if item and heading:  # a list's heading names what its items ask about
-                        found.append(
-                            Question(f"{heading} {sentence}", " ".join(said[:i][-2:]), heading)
-                        )
+                        context = " ".join(said[:i][-2:])
+                        found.append(Question(f"{heading} {sentence}", context, heading, put_up[i]))
                     else:
                         found.append(Question(sentence, " ".join(earlier[-2:]), put_up=put_up[i]))
                 earlier.append(sentence)
