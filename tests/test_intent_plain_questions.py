@@ -547,3 +547,9 @@ def test_the_same_items_offered_reordered_or_deduplicated_ask_about_the_returned
 )
 def test_lists_that_are_not_one_lists_items_reordered_ask_nothing_of_the_order(question):
     assert "tidy_list" not in asked_plainly(question)
+
+
+def test_a_message_of_many_lists_compares_each_with_its_neighbours_only():
+    many = "[5, 6] or [7, 8], " * 2000
+    assert "tidy_list" not in asked_plainly(f"[1, 2], {many} or [2, 1]?")  # 4,000 lists apart
+    assert "tidy_list" in asked_plainly(f"{many} [1, 2] or [2, 1]?")

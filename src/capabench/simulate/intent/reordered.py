@@ -10,6 +10,7 @@ import re
 _LIST = re.compile(r"\[[^\[\]\n]{1,160}\]")
 # the literals are offered as alternatives, not an input and what it gives
 _BETWEEN = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\binstead of\b|\brather than\b", re.I)
+_OPTIONS = 6  # alternatives are offered side by side: a list is compared with the next few
 
 
 def _items(literal: str) -> tuple[str, ...] | None:
@@ -28,7 +29,7 @@ def reordered(question: str) -> tuple[str, ...]:
     """("tidy_list",) when the question offers one list's items reordered or deduplicated."""
     lists = [(m, items) for m in _LIST.finditer(question) if (items := _items(m.group(0)))]
     for i, (first, a) in enumerate(lists):
-        for second, b in lists[i + 1 :]:
+        for second, b in lists[i + 1 : i + 1 + _OPTIONS]:
             if a == b or not _BETWEEN.search(question, first.end(), second.start()):
                 continue
             if sorted(a) == sorted(b) or set(a) == set(b):
