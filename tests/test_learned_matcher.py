@@ -362,7 +362,8 @@ def test_weights_for_rules_inputs_the_matcher_lacks_are_refused():
 
 def test_a_family_model_all_but_certain_overrules_the_none_model():
     """The none-model vetoes every rules target of a message, but one its family's model is
-    at least `overrule_threshold` sure of."""
+    at least `overrule_threshold` sure of and its words-only model gives at least
+    `overrule_words_threshold`."""
     question = "Any preference on how the list comes back, ascending maybe?"
     assert RulesMatcher().read(question, ALL).targets(ALL) == ["tidy_list"]
     shipped = load_weights()
@@ -372,11 +373,20 @@ def test_a_family_model_all_but_certain_overrules_the_none_model():
             **shipped.families,
             "tidy_list": shipped.families["tidy_list"].model_copy(update={"intercept": 50.0}),
         },
+        "words_only": {
+            **shipped.words_only,  # the words alone lean a little its way
+            "tidy_list": shipped.words_only["tidy_list"].model_copy(
+                update={"intercept": 0.0, "ngrams": {}, "meaning": ()}
+            ),
+        },
         "add_threshold": 2.0,  # the words-only models are never sure
         "keep_threshold": 2.0,
     }
     weights = shipped.model_copy(update=certain)
-    overruled = LearnedMatcher(weights.model_copy(update={"overrule_threshold": 0.99}))
-    vetoed = LearnedMatcher(weights.model_copy(update={"overrule_threshold": 2.0}))
+    overruled = LearnedMatcher(
+        weights.model_copy(update={"overrule_threshold": 0.99, "overrule_words_threshold": 0.3})
+    )
     assert overruled.read(question, ALL).targets(ALL) == ["tidy_list"]
-    assert vetoed.read(question, ALL).targets(ALL) == []
+    for vetoing in ({"overrule_threshold": 2.0}, {"overrule_words_threshold": 0.6}):
+        vetoed = LearnedMatcher(weights.model_copy(update={"overrule_threshold": 0.99, **vetoing}))
+        assert vetoed.read(question, ALL).targets(ALL) == []

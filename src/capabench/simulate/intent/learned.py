@@ -9,7 +9,7 @@ the sentences' meaning, so a word no bank message used still weighs by what it m
 - per family, on the questions the rules found it in and how they reached it (`how_asked`):
   may veto a rules target;
 - once, whether the message asks about none of the families: may veto every rules target
-  but one its family's model is all but certain of;
+  but one its family's model is all but certain of and its words-only model leans to;
 - per family on the asking sentences' words alone (not the code's): when sure, keeps a rules target
   or takes a family the rules missed in a mechanism they left free (a user holds one family per
   mechanism) if one of its words is asked about; when nothing is kept yet something is asked, its
@@ -69,6 +69,7 @@ class LearnedWeights(BaseModel):
     threshold: float = 0.5  # a rules target stays when its family's model gives at least this
     none_threshold: float = 0.5  # every rules target goes when the none-model gives this
     overrule_threshold: float = 1.0  # ... except one its family's model gives at least this
+    overrule_words_threshold: float = 0.0  # ... and its words-only model at least this
     add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
     keep_threshold: float = 1.0  # ... and a rules target, kept whatever the others say
     # a plain question's family stays whatever the models say; one a statement (no question
@@ -180,9 +181,15 @@ class LearnedMatcher:
         stays |= {f for f in stated if family.get(f, 1.0) >= w.statement_threshold}
         # The none-model knows how messages of a kind usually go (a HumanEval reply mostly asks
         # about the task's own logic); a family's model all but certain of its question outweighs
-        # that.
-        bar = w.overrule_threshold if nothing >= w.none_threshold else w.threshold
-        kept = stays | {f for f, p in family.items() if p >= bar}
+        # that, when the words alone lean its way too.
+        if nothing >= w.none_threshold:
+            kept = stays | {
+                f
+                for f, p in family.items()
+                if p >= w.overrule_threshold and words[f] >= w.overrule_words_threshold
+            }
+        else:
+            kept = stays | {f for f, p in family.items() if p >= w.threshold}
         kept |= targeted & self.untrained
         taken = {REGISTRY[f].mechanism for f in kept}
         # What the models add: not a family whose words the asking sentences speak of about
