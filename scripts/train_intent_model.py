@@ -156,13 +156,13 @@ THRESHOLDS = (
     "overrule_threshold",
     "keep_threshold",
     "statement_threshold",
-    "overrule_words_threshold",
+    "lean_threshold",
 )
 
 
 def thresholds(text: str) -> dict[str, float]:
     """ "0.3:0.3:0.9:0.1:0.5" -> the family veto, none veto, add, asked, best, overrule, keep,
-    statement and overrule-words thresholds (those left out keep their defaults)."""
+    statement and lean thresholds (those left out keep their defaults)."""
     try:
         values = [float(v) for v in text.split(":")]
     except ValueError:
@@ -190,7 +190,7 @@ def main() -> None:
         "--thresholds",
         default="0.8:0.4:0.95:0.1:0.5:0.99:0.99:0.3:0.3",  # the shipped ones (docs/measurements.md)
         help="family veto : none veto : add : asked : best : overrule : keep : statement : "
-        "overrule words (probabilities)",
+        "lean (probabilities)",
     )
     parser.add_argument(
         "--cross-validate",

@@ -95,6 +95,9 @@ def test_a_family_model_vetoes_only_what_it_learned_against():
     # ... only as sure as `keep_threshold` asks (it may ask more than taking a missed family)
     unsure = sure.model_copy(update={"keep_threshold": 1.5})
     assert LearnedMatcher(unsure).read(question, ["tidy_list"]).targets(["tidy_list"]) == []
+    # ... unless the family's model all but rejects it (`lean_threshold`)
+    leaning = sure.model_copy(update={"lean_threshold": 0.3})
+    assert LearnedMatcher(leaning).read(question, ["tidy_list"]).targets(["tidy_list"]) == []
 
 
 def test_a_plain_question_stays_and_a_plain_statement_is_judged():
@@ -363,7 +366,7 @@ def test_weights_for_rules_inputs_the_matcher_lacks_are_refused():
 def test_a_family_model_all_but_certain_overrules_the_none_model():
     """The none-model vetoes every rules target of a message, but one its family's model is
     at least `overrule_threshold` sure of and its words-only model gives at least
-    `overrule_words_threshold`."""
+    `lean_threshold`."""
     question = "Any preference on how the list comes back, ascending maybe?"
     assert RulesMatcher().read(question, ALL).targets(ALL) == ["tidy_list"]
     shipped = load_weights()
@@ -384,9 +387,9 @@ def test_a_family_model_all_but_certain_overrules_the_none_model():
     }
     weights = shipped.model_copy(update=certain)
     overruled = LearnedMatcher(
-        weights.model_copy(update={"overrule_threshold": 0.99, "overrule_words_threshold": 0.3})
+        weights.model_copy(update={"overrule_threshold": 0.99, "lean_threshold": 0.3})
     )
     assert overruled.read(question, ALL).targets(ALL) == ["tidy_list"]
-    for vetoing in ({"overrule_threshold": 2.0}, {"overrule_words_threshold": 0.6}):
+    for vetoing in ({"overrule_threshold": 2.0}, {"lean_threshold": 0.6}):
         vetoed = LearnedMatcher(weights.model_copy(update={"overrule_threshold": 0.99, **vetoing}))
         assert vetoed.read(question, ALL).targets(ALL) == []

@@ -11,9 +11,9 @@ the sentences' meaning, so a word no bank message used still weighs by what it m
 - once, whether the message asks about none of the families: may veto every rules target
   but one its family's model is all but certain of and its words-only model leans to;
 - per family on the asking sentences' words alone (not the code's): when sure, keeps a rules target
-  or takes a family the rules missed in a mechanism they left free (a user holds one family per
-  mechanism) if one of its words is asked about; when nothing is kept yet something is asked, its
-  best family may be taken.
+  its family's model does not all but reject, or takes a family the rules missed in a mechanism
+  they left free (a user holds one family per mechanism) if one of its words is asked about; when
+  nothing is kept yet something is asked, its best family may be taken.
 `LearnedWeights` names the thresholds each step uses. A rules target whose cue (the user's own
 words in the request) a question quotes (cues.py), or that a plain question about its concept
 asks, always stays; one a sentence without a question mark says so stays while its family's model
@@ -69,7 +69,9 @@ class LearnedWeights(BaseModel):
     threshold: float = 0.5  # a rules target stays when its family's model gives at least this
     none_threshold: float = 0.5  # every rules target goes when the none-model gives this
     overrule_threshold: float = 1.0  # ... except one its family's model gives at least this
-    overrule_words_threshold: float = 0.0  # ... and its words-only model at least this
+    # ... and its words-only model this; a rules target the words-only model keeps, its
+    # family's model this
+    lean_threshold: float = 0.0
     add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
     keep_threshold: float = 1.0  # ... and a rules target, kept whatever the others say
     # a plain question's family stays whatever the models say; one a statement (no question
@@ -158,38 +160,42 @@ class LearnedMatcher:
             return ev.reading.model_copy(update={"matcher": self.name}), frozenset()
         w = self.weights
         targeted = {f for f, (t, *_) in ev.rules.items() if t}
-        # What the words alone say is asked: keeps a rules target whatever the other models
-        # say (`keep_threshold`), takes a family the rules missed in a mechanism they left free.
+        # What the words alone say is asked: keeps a rules target whatever the none-model says
+        # (`keep_threshold`), takes a family the rules missed in a mechanism they left free.
         words = {
             f: probability(w.words_only[f], ev.prose, ev=ev)
             for f in REGISTRY
             if f not in self.untrained
         }
         sure = {f for f, p in words.items() if p >= w.add_threshold}
-        stays = {f for f in targeted if words.get(f, 0.0) >= w.keep_threshold}
+        family = {
+            f: probability(w.families[f], ev.words(f), ev.rules[f], ev)
+            for f in targeted - self.untrained
+        }
+        # One model sure of a family outweighs the others only while the other model of that
+        # family leans its way (`lean_threshold`): the words-only model's keep, unless the
+        # family's model all but rejects it; below, the family's model's overrule.
+        stays = {
+            f
+            for f in targeted
+            if words.get(f, 0.0) >= w.keep_threshold and family.get(f, 1.0) >= w.lean_threshold
+        }
         # a plain question, or one quoting the user's cue (cues.py), is about it: never vetoed;
         # a statement in plain words ("I'll read 'plain yes or no' as `"yes"`/`"no"`, and log
         # each result") may only restate what the draft does: its family's model may judge it
         plainly = [(f, "?" in q.text) for q in ev.reading.questions for f in q.plainly]
         stays |= targeted & {f for f, asked in plainly if asked}
         stated = targeted & {f for f, _ in plainly} - stays
-        nothing = probability(w.none, ev.ngrams, ev.overall, ev)
-        family = {
-            f: probability(w.families[f], ev.words(f), ev.rules[f], ev)
-            for f in targeted - self.untrained - stays
-        }
         stays |= {f for f in stated if family.get(f, 1.0) >= w.statement_threshold}
         # The none-model knows how messages of a kind usually go (a HumanEval reply mostly asks
         # about the task's own logic); a family's model all but certain of its question outweighs
         # that, when the words alone lean its way too.
+        nothing = probability(w.none, ev.ngrams, ev.overall, ev)
         if nothing >= w.none_threshold:
-            kept = stays | {
-                f
-                for f, p in family.items()
-                if p >= w.overrule_threshold and words[f] >= w.overrule_words_threshold
-            }
+            bar, lean = w.overrule_threshold, w.lean_threshold
         else:
-            kept = stays | {f for f, p in family.items() if p >= w.threshold}
+            bar, lean = w.threshold, 0.0
+        kept = stays | {f for f, p in family.items() if p >= bar and words[f] >= lean}
         kept |= targeted & self.untrained
         taken = {REGISTRY[f].mechanism for f in kept}
         # What the models add: not a family whose words the asking sentences speak of about
