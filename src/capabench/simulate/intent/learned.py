@@ -172,18 +172,21 @@ class LearnedMatcher:
             f: probability(w.families[f], ev.words(f), ev.rules[f], ev)
             for f in targeted - self.untrained
         }
-        # One model sure of a family outweighs the others only while the other model of that
-        # family leans its way (`lean_threshold`): the words-only model's keep, unless the
-        # family's model all but rejects it; below, the family's model's overrule.
-        stays = {
-            f
-            for f in targeted
-            if words.get(f, 0.0) >= w.keep_threshold and family.get(f, 1.0) >= w.lean_threshold
-        }
         # a plain question, or one quoting the user's cue (cues.py), is about it: never vetoed;
         # a statement in plain words ("I'll read 'plain yes or no' as `"yes"`/`"no"`, and log
         # each result") may only restate what the draft does: its family's model may judge it
         plainly = [(f, "?" in q.text) for q in ev.reading.questions for f in q.plainly]
+        # One model sure of a family outweighs the others only while the other model of that
+        # family leans its way (`lean_threshold`): the words-only model's keep of a family no
+        # sentence names plainly, unless the family's model all but rejects it; below, the
+        # family's model's overrule.
+        named = {f for f, _ in plainly}
+        stays = {
+            f
+            for f in targeted
+            if words.get(f, 0.0) >= w.keep_threshold
+            and (f in named or family.get(f, 1.0) >= w.lean_threshold)
+        }
         stays |= targeted & {f for f, asked in plainly if asked}
         stated = targeted & {f for f, _ in plainly} - stays
         stays |= {f for f in stated if family.get(f, 1.0) >= w.statement_threshold}
