@@ -22,6 +22,8 @@ import json
 import re
 from pathlib import Path
 
+from capabench.paths import write_atomically  # an interrupted run leaves the file as it was
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "real_questions"
 FRAMINGS = "ABCD"  # making/WRITER.md
@@ -90,7 +92,7 @@ def rule(args: argparse.Namespace) -> None:
         "# The 14 convention families and the labelling rule\n\n## The families\n\n"
         f"{families}{held}\n\n{rules}{hard}"
     )
-    _write(args.out, text)
+    write_atomically(args.out, text)
     print(f"{args.out}: {len(text)} characters")
 
 
@@ -124,7 +126,7 @@ def build(args: argparse.Namespace) -> None:
                 "note": label.get("note", ""),
             }
         )
-    _write(args.out, json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
+    write_atomically(args.out, json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
     print(
         f"{args.out}: {len(entries)} messages, {sum(bool(e['targets']) for e in entries)} with targets"
     )
@@ -139,7 +141,7 @@ def consensus(args: argparse.Namespace) -> None:
             raise SystemExit(f"no such file: {path}")
     first, second = (json.loads(p.read_text()) for p in (args.first, args.second))
     merged = consensus_of(first, second)
-    _write(args.out, json.dumps(merged, indent=1, ensure_ascii=False) + "\n")
+    write_atomically(args.out, json.dumps(merged, indent=1, ensure_ascii=False) + "\n")
     moved = sum(sorted(a["targets"]) != m["targets"] for a, m in zip(first, merged, strict=True))
     print(f"{args.out}: {len(merged)} messages, {moved} with a target moved to defensible")
 
@@ -165,17 +167,10 @@ def consensus_of(first: list[dict], second: list[dict]) -> list[dict]:
     return merged
 
 
-def _write(path: Path, text: str) -> None:
-    """Whole or not at all: an interrupted run leaves the file as it was."""
-    from capabench.paths import write_atomically
-
-    write_atomically(path, text)
-
-
 def _write_rows(path: Path, rows: list[dict], what: str) -> None:
     """A helper's input file, one JSON object per line."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write(path, "".join(json.dumps(row) + "\n" for row in rows))
+    write_atomically(path, "".join(json.dumps(row) + "\n" for row in rows))
     print(f"{path}: {len(rows)} {what}")
 
 

@@ -188,7 +188,7 @@ class LearnedMatcher:
             and (f in named or family.get(f, 1.0) >= w.lean_threshold)
         }
         stays |= targeted & {f for f, asked in plainly if asked}
-        stated = targeted & {f for f, _ in plainly} - stays
+        stated = targeted & named - stays
         stays |= {f for f in stated if family.get(f, 1.0) >= w.statement_threshold}
         # The none-model knows how messages of a kind usually go (a HumanEval reply mostly asks
         # about the task's own logic); a family's model all but certain of its question outweighs
