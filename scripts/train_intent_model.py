@@ -2,7 +2,8 @@
 learned_weights.json) on the user-question bank's tune and dev parts; the held-out parts
 (heldout*) never enter training. Needs scikit-learn (the embeddings extra brings it).
 
-    python scripts/train_intent_model.py            # write the weights
+    python scripts/train_intent_model.py            # write the weights (and each family's own
+                                                    # bars, read out of fold: a few minutes)
     python scripts/train_intent_model.py --check    # does a retrain read every bank message
                                                     # as the shipped weights do? (exit 1: no)
     python scripts/train_intent_model.py --cross-validate 0.3:0.3:0.9,0.3:0.3:0.9:0.1:0.5
@@ -19,6 +20,7 @@ import json
 import keyword
 import logging
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +30,7 @@ from sklearn.linear_model import LogisticRegression
 from capabench.conventions import REGISTRY
 from capabench.paths import write_atomically
 from capabench.simulate.intent.evidence import TOKEN_VECTORS, Evidence, evidence
-from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure
+from capabench.simulate.intent.fidelity import BankEntry, load_bank, measure, users
 from capabench.simulate.intent.learned import (
     WEIGHTS,
     FamilyWeights,
@@ -53,6 +55,17 @@ MEANING_SCALE = 3.0
 # assistants use. Out of fold on the real tune parts it lowers false reveals and keeps recall
 # (docs/measurements.md, issue 27's thirteenth session).
 REAL_WEIGHT = 4.0
+# A family's own bar, above the shared one, where out of fold on the real tune parts (FOLDS folds
+# of parts) the reveals it takes away were mostly unasked: a target lost costs MISS_COST unasked
+# reveals, and a bar rests on at least MIN_UNASKED unasked messages, never on one (a bar one
+# message set took a reference policy's cue question away; docs/measurements.md).
+BARS = {
+    "family_thresholds": (0.85, 0.9, 0.95, 0.97, 0.99),
+    "add_thresholds": (0.97, 0.98, 0.99, 0.995, 1.0),
+}
+MISS_COST = 2.0
+MIN_UNASKED = 2
+FOLDS = 5
 
 
 # Names in code that may carry a family: Python's own (`sorted`, `lower`, `json.dumps`,
@@ -172,8 +185,62 @@ def thresholds(text: str) -> dict[str, float]:
     return dict(zip(THRESHOLDS, values, strict=False))
 
 
-def _thresholds_of(weights: LearnedWeights) -> dict[str, float]:
-    return weights.model_dump(include=set(THRESHOLDS))
+def _thresholds_of(weights: LearnedWeights) -> dict:
+    return weights.model_dump(include={*THRESHOLDS, *BARS})
+
+
+def calibrate(
+    parts,
+    real,
+    ev,
+    c: float,
+    shared: dict[str, float],
+    *,
+    miss_cost: float = MISS_COST,
+    min_unasked: int = MIN_UNASKED,
+) -> dict[str, dict[str, float]]:
+    """Each family's own bars (`BARS`), from the real tune parts read out of fold: models
+    trained without a part read it with the shared thresholds, then again with one family's bar
+    raised; the bar is kept where what it takes away was worth it."""
+    reals = sorted(n for n in parts if real[n])
+    oof = []  # (weights that never saw the message's part, entry, evidence)
+    for k in range(FOLDS):
+        test = reals[k::FOLDS]
+        trained = train(*_pooled([n for n in parts if n not in test], parts, ev, real), c=c)
+        w = trained.model_copy(update=shared)
+        oof += [(w, e, x) for n in test for e, x in zip(parts[n], ev[n], strict=True)]
+    holders = Counter(f for pair in users() for f in pair)  # a reveal's sends
+
+    def worth(entry: BankEntry, families: list[str]) -> float:
+        return sum(
+            holders[f]
+            * (miss_cost if f in entry.targets else 0.0 if f in entry.defensible else -1.0)
+            for f in families
+        )
+
+    everything = sorted(REGISTRY)
+
+    def targets(w: LearnedWeights, x: Evidence) -> list[str]:
+        return LearnedMatcher(w).read_evidence(x)[0].targets(everything)
+
+    base = [targets(w, x) for w, _, x in oof]
+    bars: dict[str, dict[str, float]] = {field: {} for field in BARS}
+    for field, grid in BARS.items():
+        for f in everything:
+            shown = [i for i in range(len(oof)) if f in base[i]]
+            best, best_gain = None, 0.0
+            for bar in grid:  # rising: of two bars worth as much, the lower
+                gain, unasked = 0.0, 0
+                for i in shown:
+                    w, e, x = oof[i]
+                    read = targets(w.model_copy(update={field: {f: bar}}), x)
+                    gain += worth(e, read) - worth(e, base[i])
+                    unasked += f not in read and f not in e.targets and f not in e.defensible
+                if gain > best_gain and unasked >= min_unasked:
+                    best, best_gain = bar, gain
+            if best is not None:
+                bars[field][f] = best
+    return bars
 
 
 def main() -> None:
@@ -222,9 +289,11 @@ def main() -> None:
     # --check retrains as the shipped weights were trained, whatever --c and --thresholds say
     c = shipped.regularization if shipped else args.c
     weights = train(entries, evidences, flags, c=c)
+    shared = thresholds(args.thresholds)
     weights = weights.model_copy(
         update={
-            **(_thresholds_of(shipped) if shipped else thresholds(args.thresholds)),
+            **(_thresholds_of(shipped) if shipped else shared),
+            **({} if shipped else calibrate(parts, real, ev, c, shared)),
             "trained_on": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in chosen},
             "token_vectors": hashlib.sha256(TOKEN_VECTORS.read_bytes()).hexdigest(),
         }
@@ -235,6 +304,8 @@ def main() -> None:
     write_atomically(args.out, weights.model_dump_json() + "\n")  # a Ctrl-C leaves the old
     kept = sum(len(f.ngrams) for f in (*weights.families.values(), *weights.words_only.values()))
     print(f"wrote {args.out}: {len(entries)} messages from {len(parts)} parts, {kept} weights")
+    for field in BARS:
+        print(f"  {field}: {getattr(weights, field) or 'none raised'}")
 
 
 def _pooled(names: list[str], parts, ev, real) -> tuple[list, list, list[bool]]:

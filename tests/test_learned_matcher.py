@@ -100,6 +100,29 @@ def test_a_family_model_vetoes_only_what_it_learned_against():
     assert LearnedMatcher(leaning).read(question, ["tidy_list"]).targets(["tidy_list"]) == []
 
 
+def test_a_familys_own_bar_only_ever_raises_the_shared_one():
+    """`family_thresholds` / `add_thresholds` (set out of fold by the trainer) ask more of one
+    family's model than the shared bar does; a lower one changes nothing."""
+    question = "Should the list come back tidy, and should I run black on the file?"
+    tidy = ["tidy_list"]
+    kept = _weights()  # the family's model gives 0.9999 to what the rules target
+    assert LearnedMatcher(kept).read(question, tidy).targets(tidy) == tidy
+    higher = kept.model_copy(update={"family_thresholds": {"tidy_list": 1.0}})
+    assert LearnedMatcher(higher).read(question, tidy).targets(tidy) == []
+    other = kept.model_copy(update={"family_thresholds": {"clean_text": 1.0}})
+    assert LearnedMatcher(other).read(question, tidy).targets(tidy) == tidy
+    vetoed = _weights(family_ngrams={"black": -9.5})  # 0.38, under the shared 0.5
+    lower = vetoed.model_copy(update={"family_thresholds": {"tidy_list": 0.1}})
+    assert LearnedMatcher(lower).read(question, tidy).targets(tidy) == []
+    # the same for a family the words-only model takes (0.993 against a shared 0.9)
+    missed = "How are these fns named on your side?"
+    adding = _weights(words_ngrams={"naming": {"fns": 10.0}})
+    assert LearnedMatcher(adding).read(missed, ALL).targets(ALL) == ["naming"]
+    for bar, read in ((0.999, []), (0.5, ["naming"])):
+        own = adding.model_copy(update={"add_thresholds": {"naming": bar}})
+        assert LearnedMatcher(own).read(missed, ALL).targets(ALL) == read
+
+
 def test_a_plain_question_stays_and_a_plain_statement_is_judged():
     # both are plain about tidy_list; a family model all but sure neither asks ("returned"
     # weighed -20) vetoes only the one without a question mark
@@ -302,6 +325,38 @@ def test_training_writes_weights_the_matcher_reads(tmp_path):
     path.write_text(weights.model_dump_json())
     fid = measure(LearnedMatcher(load_weights(path)), bank)
     assert fid.recall >= 0.95 and fid.off_target_reveals == 0 and fid.false_reveal_rate <= 0.005
+
+
+def test_calibration_raises_a_familys_bar_only_where_what_it_takes_away_was_unasked():
+    """The trainer's out-of-fold calibration on five parts of the tune bank, a third of whose
+    questions the rules read outside plain words come again labelled as asking nothing: when a
+    lost target costs nothing, a bar goes up; when it costs a thousand unasked reveals, none."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from train_intent_model import BARS, calibrate, thresholds
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    bank = load_bank(BANKS / "tune.json")
+
+    def outside_plain_words(entry: BankEntry) -> bool:
+        x = evidence(entry.text)
+        plain = {f for q in x.reading.questions for f in q.plainly}
+        return any(t and f in entry.targets and f not in plain for f, (t, *_) in x.rules.items())
+
+    noisy = [BankEntry(text=e.text, targets=()) for e in bank if outside_plain_words(e)][::3]
+    entries = bank + noisy
+    parts = {f"p{k}": entries[k::5] for k in range(5)}
+    ev = {n: [evidence(e.text) for e in part] for n, part in parts.items()}
+    shared = thresholds("0.8:0.4:0.95:0.1:0.5:0.99:0.99:0.3:0.3")
+    real = dict.fromkeys(parts, True)
+    free = calibrate(parts, real, ev, 3.0, shared, miss_cost=0.0, min_unasked=1)
+    assert free["family_thresholds"] or free["add_thresholds"]
+    assert all(bar in BARS[field] for field, bars in free.items() for bar in bars.values())
+    # ... a bar resting on one unasked message (as here) stays where it was by default
+    nothing_raised = {field: {} for field in BARS}
+    assert calibrate(parts, real, ev, 3.0, shared, miss_cost=0.0) == nothing_raised
+    dear = calibrate(parts, real, ev, 3.0, shared, miss_cost=1000.0, min_unasked=1)
+    assert dear == nothing_raised
 
 
 def test_training_refuses_a_part_it_does_not_know(tmp_path):

@@ -33,3 +33,12 @@ def test_an_atomic_write_has_the_mode_a_plain_write_would_have(tmp_path):
     plain.write_text("x")
     write_atomically(atomic, "x")
     assert stat.S_IMODE(atomic.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
+
+
+def test_an_exclusive_write_leaves_a_file_already_there_as_it_was(tmp_path):
+    target = tmp_path / "run.json"
+    write_atomically(target, "first\n", exclusive=True)
+    with pytest.raises(FileExistsError):
+        write_atomically(target, "second\n", durable=True, exclusive=True)
+    assert target.read_text() == "first\n"
+    assert os.listdir(tmp_path) == ["run.json"]

@@ -30,10 +30,13 @@ def one_at_a_time(lock: Path) -> Iterator[None]:
         yield
 
 
-def write_atomically(path: Path, data: bytes | str, *, durable: bool = False) -> None:
+def write_atomically(
+    path: Path, data: bytes | str, *, durable: bool = False, exclusive: bool = False
+) -> None:
     """Whole or not at all: a reader, or what a crash leaves, finds the old file or the new
-    one, never half of one. `durable`: on disk before it replaces the old (fsync). Made with
-    the umask's mode, as a plain write would be (mkstemp's 0600 would outlive the rename)."""
+    one, never half of one. `durable`: on disk before it replaces the old (fsync). `exclusive`:
+    a file already there stays as it is (FileExistsError). Made with the umask's mode, as a
+    plain write would be (mkstemp's 0600 would outlive the rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
@@ -42,7 +45,11 @@ def write_atomically(path: Path, data: bytes | str, *, durable: bool = False) ->
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        os.replace(staging, path)
+        if exclusive:
+            os.link(staging, path)  # unlike a rename, fails where the file exists
+            staging.unlink()
+        else:
+            os.replace(staging, path)
     except BaseException:
         staging.unlink(missing_ok=True)
         raise

@@ -12,8 +12,6 @@ streams and agent-only transcripts per run, and overwritable evaluations kept ap
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from capabench.paths import write_atomically
@@ -65,16 +63,7 @@ class SweStore:
 
     def write_once(self, path: Path, text: str) -> None:
         """Write a file that must not exist yet, whole or not at all."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.link(tmp, path)  # fails if the file exists: write-once
-        finally:
-            os.unlink(tmp)
+        write_atomically(path, text, durable=True, exclusive=True)
 
     def overwrite(self, path: Path, text: str) -> None:
         write_atomically(path, text, durable=True)

@@ -67,12 +67,15 @@ class LearnedWeights(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     threshold: float = 0.5  # a rules target stays when its family's model gives at least this
+    # ... or a family's own bar where that is higher (the trainer's, set out of fold)
+    family_thresholds: dict[str, float] = {}
     none_threshold: float = 0.5  # every rules target goes when the none-model gives this
     overrule_threshold: float = 1.0  # ... except one its family's model gives at least this
     # ... and its words-only model this; a rules target the words-only model keeps, its
     # family's model this
     lean_threshold: float = 0.0
     add_threshold: float = 1.0  # a family the rules missed, taken when its model is this sure
+    add_thresholds: dict[str, float] = {}  # ... or a family's own, higher bar (as above)
     keep_threshold: float = 1.0  # ... and a rules target, kept whatever the others say
     # a plain question's family stays whatever the models say; one a statement (no question
     # mark) asks in plain words stays while its family's model gives at least this
@@ -145,16 +148,18 @@ class LearnedMatcher:
                 stacklevel=2,
             )
         # one reading per message serves every session (see RulesMatcher)
-        self._every_family = lru_cache(maxsize=READINGS_KEPT)(self._read)
+        self._every_family = lru_cache(maxsize=READINGS_KEPT)(
+            lambda message: self.read_evidence(evidence(message))
+        )
 
     def read(self, message: str, families: Sequence[str]) -> Reading:
         reading, vetoed = self._every_family(message)
         vetoed = sorted(set(vetoed) & set(families))
         return reading.held(families, note=f"vetoed: {', '.join(vetoed)}" if vetoed else "")
 
-    def _read(self, message: str) -> tuple[Reading, frozenset[str]]:
-        """The reading over every family, and the rules targets the models vetoed."""
-        ev = evidence(message)
+    def read_evidence(self, ev: Evidence) -> tuple[Reading, frozenset[str]]:
+        """The reading of a message over every family, and the rules targets the models vetoed
+        (from its evidence: the trainer reads each message under many thresholds)."""
         # nothing asked, or only generic questions (the whole input or output): nothing to say
         if all(q.generic for q in ev.reading.questions):
             return ev.reading.model_copy(update={"matcher": self.name}), frozenset()
@@ -167,7 +172,9 @@ class LearnedMatcher:
             for f in REGISTRY
             if f not in self.untrained
         }
-        sure = {f for f, p in words.items() if p >= w.add_threshold}
+        sure = {
+            f for f, p in words.items() if p >= max(w.add_threshold, w.add_thresholds.get(f, 0.0))
+        }
         family = {
             f: probability(w.families[f], ev.words(f), ev.rules[f], ev)
             for f in targeted - self.untrained
@@ -198,7 +205,11 @@ class LearnedMatcher:
             bar, lean = w.overrule_threshold, w.lean_threshold
         else:
             bar, lean = w.threshold, 0.0
-        kept = stays | {f for f, p in family.items() if p >= bar and words[f] >= lean}
+        kept = stays | {
+            f
+            for f, p in family.items()
+            if p >= max(bar, w.family_thresholds.get(f, 0.0)) and words[f] >= lean
+        }
         kept |= targeted & self.untrained
         taken = {REGISTRY[f].mechanism for f in kept}
         # What the models add: not a family whose words the asking sentences speak of about
