@@ -189,26 +189,24 @@ def _thresholds_of(weights: LearnedWeights) -> dict:
     return weights.model_dump(include={*THRESHOLDS, *BARS})
 
 
-def calibrate(
-    parts,
-    real,
-    ev,
-    c: float,
-    shared: dict[str, float],
-    *,
-    miss_cost: float = MISS_COST,
-    min_unasked: int = MIN_UNASKED,
-) -> dict[str, dict[str, float]]:
-    """Each family's own bars (`BARS`), from the real tune parts read out of fold: models
-    trained without a part read it with the shared thresholds, then again with one family's bar
-    raised; the bar is kept where what it takes away was worth it."""
+def out_of_fold(parts, real, ev, c: float, shared: dict[str, float]) -> list:
+    """(weights that never saw the message's part, entry, evidence) for each message of the real
+    tuned parts: FOLDS folds of parts, each read by models trained on everything else."""
     reals = sorted(n for n in parts if real[n])
-    oof = []  # (weights that never saw the message's part, entry, evidence)
+    oof = []
     for k in range(FOLDS):
         test = reals[k::FOLDS]
         trained = train(*_pooled([n for n in parts if n not in test], parts, ev, real), c=c)
         w = trained.model_copy(update=shared)
         oof += [(w, e, x) for n in test for e, x in zip(parts[n], ev[n], strict=True)]
+    return oof
+
+
+def raise_bars(
+    oof: list, *, miss_cost: float = MISS_COST, min_unasked: int = MIN_UNASKED
+) -> dict[str, dict[str, float]]:
+    """Each family's own bars (`BARS`): the out-of-fold messages read again with one family's bar
+    raised; the bar is kept where what it takes away was worth it."""
     holders = Counter(f for pair in users() for f in pair)  # a reveal's sends
 
     def worth(entry: BankEntry, families: list[str]) -> float:
@@ -293,7 +291,7 @@ def main() -> None:
     weights = weights.model_copy(
         update={
             **(_thresholds_of(shipped) if shipped else shared),
-            **({} if shipped else calibrate(parts, real, ev, c, shared)),
+            **({} if shipped else raise_bars(out_of_fold(parts, real, ev, c, shared))),
             "trained_on": {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in chosen},
             "token_vectors": hashlib.sha256(TOKEN_VECTORS.read_bytes()).hexdigest(),
         }

@@ -328,12 +328,12 @@ def test_training_writes_weights_the_matcher_reads(tmp_path):
 
 
 def test_calibration_raises_a_familys_bar_only_where_what_it_takes_away_was_unasked():
-    """The trainer's out-of-fold calibration on five parts of the tune bank, a third of whose
+    """The trainer's out-of-fold bars on five parts of the tune bank, a third of whose
     questions the rules read outside plain words come again labelled as asking nothing: when a
     lost target costs nothing, a bar goes up; when it costs a thousand unasked reveals, none."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        from train_intent_model import BARS, calibrate, thresholds
+        from train_intent_model import BARS, out_of_fold, raise_bars, thresholds
     finally:
         sys.path.remove(str(ROOT / "scripts"))
     bank = load_bank(BANKS / "tune.json")
@@ -348,14 +348,24 @@ def test_calibration_raises_a_familys_bar_only_where_what_it_takes_away_was_unas
     parts = {f"p{k}": entries[k::5] for k in range(5)}
     ev = {n: [evidence(e.text) for e in part] for n, part in parts.items()}
     shared = thresholds("0.8:0.4:0.95:0.1:0.5:0.99:0.99:0.3:0.3")
-    real = dict.fromkeys(parts, True)
-    free = calibrate(parts, real, ev, 3.0, shared, miss_cost=0.0, min_unasked=1)
+    oof = out_of_fold(parts, dict.fromkeys(parts, True), ev, 3.0, shared)
+    assert len(oof) == len(entries)
+    free = raise_bars(oof, miss_cost=0.0, min_unasked=1)
     assert free["family_thresholds"] or free["add_thresholds"]
     assert all(bar in BARS[field] for field, bars in free.items() for bar in bars.values())
+
+    def unasked(bars: dict) -> int:
+        return sum(
+            f not in e.targets and f not in e.defensible
+            for w, e, x in oof
+            for f in LearnedMatcher(w.model_copy(update=bars)).read_evidence(x)[0].targets(ALL)
+        )
+
+    assert unasked(free) < unasked({})
     # ... a bar resting on one unasked message (as here) stays where it was by default
     nothing_raised = {field: {} for field in BARS}
-    assert calibrate(parts, real, ev, 3.0, shared, miss_cost=0.0) == nothing_raised
-    dear = calibrate(parts, real, ev, 3.0, shared, miss_cost=1000.0, min_unasked=1)
+    assert raise_bars(oof, miss_cost=0.0) == nothing_raised
+    dear = raise_bars(oof, miss_cost=1000.0, min_unasked=1)
     assert dear == nothing_raised
 
 
