@@ -194,7 +194,7 @@ def out_of_fold(parts, real, ev, c: float, shared: dict[str, float]) -> list:
     tuned parts: FOLDS folds of parts, each read by models trained on everything else."""
     reals = sorted(n for n in parts if real[n])
     oof = []
-    for k in range(FOLDS):
+    for k in range(min(FOLDS, len(reals))):  # none without real parts (--parts)
         test = reals[k::FOLDS]
         trained = train(*_pooled([n for n in parts if n not in test], parts, ev, real), c=c)
         w = trained.model_copy(update=shared)
