@@ -168,8 +168,7 @@ def consensus_of(first: list[dict], second: list[dict]) -> list[dict]:
 
 
 def _write_rows(path: Path, rows: list[dict], what: str) -> None:
-    """A helper's input file, one JSON object per line."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A helper's input file, one JSON object per line (its folder made as needed)."""
     write_atomically(path, "".join(json.dumps(row) + "\n" for row in rows))
     print(f"{path}: {len(rows)} {what}")
 
